@@ -1,0 +1,21 @@
+# Finds the Kokkos that ci/kokkos.sh cached when the user named none.
+# A user's Kokkos always wins: -DKokkos_ROOT=... or Kokkos_ROOT in the environment.
+if(NOT Kokkos_ROOT AND NOT DEFINED ENV{Kokkos_ROOT} AND NOT Kokkos_DIR)
+  if(DEFINED ENV{SCALEPROOF_CACHE})
+    set(_sp_cache $ENV{SCALEPROOF_CACHE})
+  elseif(DEFINED ENV{XDG_CACHE_HOME})
+    set(_sp_cache $ENV{XDG_CACHE_HOME}/scaleproof)
+  else()
+    set(_sp_cache $ENV{HOME}/.cache/scaleproof)
+  endif()
+  if(SP_ENABLE_CUDA)
+    set(_sp_variant cuda)
+  else()
+    set(_sp_variant openmp)
+  endif()
+  set(Kokkos_ROOT ${_sp_cache}/kokkos-3.4.01-${_sp_variant})
+  if(NOT EXISTS ${Kokkos_ROOT}/.complete)
+    message(FATAL_ERROR "No Kokkos at ${Kokkos_ROOT}: run ci/bootstrap.sh${SP_ENABLE_CUDA_FLAG} "
+                        "(or pass -DKokkos_ROOT=<your Kokkos install>)")
+  endif()
+endif()

@@ -1,0 +1,31 @@
+#pragma once
+// World communicator helpers that work with and without MPI, so single-rank
+// techniques and the harness never need #ifdefs. Multi-rank techniques use
+// world() (an MPI_Comm) directly when SP_HAVE_MPI is defined.
+#include <cstdint>
+#include <string>
+
+#ifdef SP_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace sp::comm {
+
+void init(int* argc, char*** argv);  // MPI_Init_thread if built with MPI
+void finalize();
+bool have_mpi();
+int rank();
+int size();
+void barrier();
+double max(double v);
+double min(double v);
+double sum(double v);
+long long sum(long long v);
+bool all(bool v);  // logical AND over ranks
+std::string library_version();  // "MPICH 4.0.2 ..." or "none"
+[[noreturn]] void abort(int code);
+#ifdef SP_HAVE_MPI
+MPI_Comm world();
+#endif
+
+}  // namespace sp::comm

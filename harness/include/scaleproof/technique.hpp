@@ -1,0 +1,122 @@
+#pragma once
+// The one interface every technique implements (RAJAPerf-style): the
+// constructor declares the metadata, the methods are the shared body.
+// The runner, checker, models and reports only ever talk to this class.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scaleproof/params.hpp"
+
+namespace sp {
+
+// Work done by one call of the technique on one rank.
+struct Counts {
+  double flops = 0;          // floating-point (or integer MAC x2) operations
+  double bytes_read = 0;     // compulsory traffic to/from main memory
+  double bytes_written = 0;
+  std::string dtype = "fp64";  // which peak roof applies: fp32 | fp64 | ...
+  double bytes() const { return bytes_read + bytes_written; }
+  double intensity() const { return bytes() > 0 ? flops / bytes() : 0.0; }
+};
+
+// Kernel output vs reference. Each element has its own bound (from an error
+// analysis of the computation); an element outside it counts as wrong.
+struct CheckResult {
+  long long checked = 0;
+  long long wrong = 0;
+  double max_abs_err = 0;
+  double max_rel_err = 0;
+  double max_bound = 0;      // largest per-element bound used
+  std::string bound_rule;    // e.g. "gamma_K*|A||B| (Higham 3.5)"
+  std::string note;
+  bool passed() const { return wrong == 0 && checked > 0; }
+  void merge(const CheckResult& o);  // for techniques that check several outputs
+};
+
+// Which ranks counts a technique can use.
+struct RankRule {
+  int min = 1;
+  int max = 1;                // single-rank by default
+  bool power_of_two = false;
+  bool accepts(int n) const;
+  std::string describe() const;
+};
+
+// Declared tolerance bands for the analytical predictions.
+struct Tolerance {
+  double roof_min = 0.0;       // measured performance >= roof_min x attainable
+  double roof_max = 1.15;      // and <= roof_max x attainable (above means the counts are wrong)
+  double min_vs_baseline = 0;  // project variant throughput / baseline throughput
+  double prediction_rel = 0.15;  // |measured - predicted| / predicted for model predictions
+};
+
+struct Info {
+  std::string name;       // unique, e.g. "gemm"
+  std::string family;     // folder name under kernels/, reference/, suites/
+  std::string summary;
+  std::vector<ParamSet> param_sets;
+  std::vector<std::string> variants;  // variants[0] is the project's Kokkos kernel
+  std::string baseline;   // the vendor variant min_vs_baseline compares with ("" = none)
+  RankRule ranks;
+  Tolerance tol;
+  std::string roof_probe;  // "bandwidth" or "peak": this technique measures a machine roof
+  std::string source;      // citation for the prediction (../shared/MODELS.md section)
+};
+
+// What the runner measured for one (technique, variant, params) case.
+struct Measurement {
+  double seconds = 0;  // per call, median over repetitions, max over ranks
+  int ranks = 1;
+  int threads = 1;
+  std::map<std::string, double> counters;  // technique-reported counters
+};
+
+// Roofs measured in the same run (see models.cpp).
+struct Machine {
+  double bandwidth = 0;                 // bytes/s, best STREAM triad
+  std::map<std::string, double> peak;   // FLOP/s by dtype
+  double peak_for(const std::string& dtype) const;
+};
+
+struct Verdict {
+  std::string technique, variant, params, quantity, unit;
+  double predicted = 0, measured = 0;
+  double ratio = 0;                 // the judged number (e.g. fraction of roof, measured/predicted)
+  double band_lo = 0, band_hi = 0;  // accepted range of ratio (band_hi = inf: no upper limit)
+  std::string status;               // PASS, FAIL or INFO (reported, not judged)
+  std::string note;
+};
+
+class Technique {
+ public:
+  explicit Technique(Info info) : info_(std::move(info)) {}
+  virtual ~Technique() = default;
+  const Info& info() const { return info_; }
+
+  // Throws InputError naming the problem. Default: every integer parameter
+  // must be > 0, and the rank rule must accept nranks.
+  virtual void validate(const Params& p, int nranks) const;
+  virtual Counts counts(const Params& p, int nranks) const = 0;
+  // Variants that can run in this build (vendor libraries may be absent).
+  virtual std::vector<std::string> available_variants() const { return info_.variants; }
+
+  virtual void setup(const Params& p, int nranks) = 0;   // allocate, fill inputs (untimed)
+  virtual void run(const std::string& variant) = 0;      // one call (timed; runner fences)
+  virtual CheckResult check(const std::string& variant) = 0;  // output of the last run vs reference
+  virtual void report_counters(const std::string& /*variant*/, std::map<std::string, double>& /*out*/) {}
+  virtual void teardown() {}
+
+  // Predictions judged against a measurement. Default: the roofline
+  // (Williams et al. 2009): time >= max(flops/peak, bytes/bandwidth).
+  virtual void predict(const Params& p, const std::string& variant, const Measurement& m,
+                       const Machine& machine, std::vector<Verdict>& out) const;
+
+ protected:
+  Info info_;
+};
+
+using TechniqueFactory = std::unique_ptr<Technique> (*)();
+
+}  // namespace sp

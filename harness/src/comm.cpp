@@ -1,0 +1,81 @@
+#include "scaleproof/comm.hpp"
+
+#include <cstdlib>
+
+namespace sp::comm {
+
+#ifdef SP_HAVE_MPI
+static bool we_initialized = false;
+
+void init(int* argc, char*** argv) {
+  int flag = 0;
+  MPI_Initialized(&flag);
+  if (!flag) {
+    int provided = 0;
+    MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+    we_initialized = true;
+  }
+}
+void finalize() {
+  int flag = 0;
+  MPI_Finalized(&flag);
+  if (we_initialized && !flag) MPI_Finalize();
+}
+bool have_mpi() { return true; }
+MPI_Comm world() { return MPI_COMM_WORLD; }
+int rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int size() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+void barrier() { MPI_Barrier(MPI_COMM_WORLD); }
+static double reduce_d(double v, MPI_Op op) {
+  double out = v;
+  MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, op, MPI_COMM_WORLD);
+  return out;
+}
+double max(double v) { return reduce_d(v, MPI_MAX); }
+double min(double v) { return reduce_d(v, MPI_MIN); }
+double sum(double v) { return reduce_d(v, MPI_SUM); }
+long long sum(long long v) {
+  long long out = v;
+  MPI_Allreduce(&v, &out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return out;
+}
+bool all(bool v) {
+  int in = v ? 1 : 0, out = 0;
+  MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  return out != 0;
+}
+std::string library_version() {
+  char buf[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(buf, &len);
+  std::string s(buf, len);
+  // MPICH prints several lines; the first names the library and version.
+  auto nl = s.find('\n');
+  return nl == std::string::npos ? s : s.substr(0, nl);
+}
+void abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); std::_Exit(code); }
+#else
+void init(int*, char***) {}
+void finalize() {}
+bool have_mpi() { return false; }
+int rank() { return 0; }
+int size() { return 1; }
+void barrier() {}
+double max(double v) { return v; }
+double min(double v) { return v; }
+double sum(double v) { return v; }
+long long sum(long long v) { return v; }
+bool all(bool v) { return v; }
+std::string library_version() { return "none"; }
+void abort(int code) { std::_Exit(code); }
+#endif
+
+}  // namespace sp::comm

@@ -1,0 +1,126 @@
+#include "manifest.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <thread>
+
+#include "scaleproof/comm.hpp"
+#include "scaleproof/kokkos_compat.hpp"
+
+#ifdef SP_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+#ifdef SP_HAVE_NCCL
+#include <nccl.h>
+#endif
+
+namespace sp {
+
+namespace {
+
+std::string shell(const std::string& cmd) {
+  std::array<char, 512> buf{};
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return out;
+  while (fgets(buf.data(), buf.size(), p)) out += buf.data();
+  pclose(p);
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+std::string cpu_model() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown";
+}
+
+std::string git_commit() {
+  std::string c = shell("git -C '" SP_SOURCE_DIR "' rev-parse HEAD 2>/dev/null");
+  if (c.size() != 40) return SP_GIT_COMMIT_CONFIGURED;
+  if (!shell("git -C '" SP_SOURCE_DIR "' status --porcelain --untracked-files=no 2>/dev/null").empty()) c += "-dirty";
+  return c;
+}
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+int local_ranks() {
+#ifdef SP_HAVE_MPI
+  MPI_Comm node;
+  MPI_Comm_split_type(comm::world(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int n = 1;
+  MPI_Comm_size(node, &n);
+  MPI_Comm_free(&node);
+  return n;
+#else
+  return 1;
+#endif
+}
+
+bool oversubscribed(int ranks_on_node, int threads, int* cores_out) {
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  if (cores_out) *cores_out = cores;
+  return cores > 0 && ranks_on_node * threads > cores;
+}
+
+nlohmann::json collect_manifest(const RunContext& ctx) {
+  nlohmann::json m;
+  m["git_commit"] = git_commit();
+  m["compiler"] = SP_CXX_COMPILER;
+  m["compiler_flags"] = SP_CXX_FLAGS;
+  m["build_type"] = SP_BUILD_TYPE;
+  m["kokkos_version"] = kx::version_string();
+  m["kokkos_backends"] = kx::backends_string();
+  m["threads_per_rank"] = ctx.threads;
+  m["ranks"] = ctx.ranks;
+  const int local = local_ranks();
+  int cores = 0;
+  m["oversubscribed"] = oversubscribed(local, ctx.threads, &cores);
+  m["ranks_per_node"] = local;
+  m["cores"] = cores;
+  m["cpu_model"] = cpu_model();
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  m["hostname"] = host;
+  m["mpi"] = comm::library_version();
+#ifdef SP_HAVE_CUDA
+  int rt = 0;
+  cudaRuntimeGetVersion(&rt);
+  m["cuda_runtime"] = std::to_string(rt / 1000) + "." + std::to_string(rt % 1000 / 10);
+  cudaDeviceProp prop{};
+  int dev = 0;
+  if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
+    m["gpu"] = prop.name;
+  else
+    m["gpu"] = "none visible";
+#else
+  m["cuda_runtime"] = "not built";
+  m["gpu"] = "not used";
+#endif
+#ifdef SP_HAVE_NCCL
+  int nv = 0;
+  ncclGetVersion(&nv);
+  m["nccl"] = std::to_string(nv / 10000) + "." + std::to_string(nv / 100 % 100) + "." + std::to_string(nv % 100);
+#else
+  m["nccl"] = "not built";
+#endif
+  m["date"] = utc_now();
+  m["command_line"] = ctx.command_line;
+  return m;
+}
+
+}  // namespace sp

@@ -1,0 +1,165 @@
+#include "models.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace sp {
+
+namespace {
+
+double to_seconds(double t, const std::string& unit) {
+  if (unit == "ns") return t * 1e-9;
+  if (unit == "us") return t * 1e-6;
+  if (unit == "ms") return t * 1e-3;
+  return t;
+}
+
+// "family/technique/variant/params" (params may be empty).
+bool split_name(const std::string& name, MeasuredCase& c) {
+  std::vector<std::string> parts;
+  size_t pos = 0;
+  for (int i = 0; i < 3; ++i) {
+    size_t slash = name.find('/', pos);
+    if (slash == std::string::npos) return false;
+    parts.push_back(name.substr(pos, slash - pos));
+    pos = slash + 1;
+  }
+  c.family = parts[0];
+  c.technique = parts[1];
+  c.variant = parts[2];
+  c.params = name.substr(pos);
+  return true;
+}
+
+}  // namespace
+
+std::vector<MeasuredCase> read_measurements(const nlohmann::json& bench) {
+  // Prefer the median aggregate; fall back to a single run without repetitions.
+  std::map<std::string, MeasuredCase> by_name;
+  std::map<std::string, std::vector<double>> times;
+  for (auto& b : bench.at("benchmarks")) {
+    if (b.contains("error_occurred") && b["error_occurred"].get<bool>()) continue;
+    const std::string run_name = b.value("run_name", b.value("name", ""));
+    MeasuredCase c;
+    if (!split_name(run_name, c)) continue;
+    const double t = to_seconds(b.at("real_time").get<double>(), b.value("time_unit", "ns"));
+    const std::string type = b.value("run_type", "iteration");
+    const std::string agg = b.value("aggregate_name", "");
+    if (type == "iteration") times[run_name].push_back(t);
+    if (type == "iteration" ? by_name.count(run_name) == 0 : agg == "median") {
+      c.m.seconds = t;
+      for (auto& [k, v] : b.items())
+        if (v.is_number() && k != "real_time" && k != "cpu_time" && k != "iterations" && k != "repetitions" &&
+            k != "repetition_index" && k != "threads" && k != "family_index" && k != "per_family_instance_index")
+          c.m.counters[k] = v.get<double>();
+      c.m.ranks = static_cast<int>(c.m.counters.count("ranks") ? c.m.counters["ranks"] : 1);
+      c.m.threads = static_cast<int>(c.m.counters.count("threads") ? c.m.counters["threads"] : 1);
+      by_name[run_name] = c;
+    }
+  }
+  std::vector<MeasuredCase> out;
+  for (auto& [name, c] : by_name) {
+    auto& ts = times[name];
+    if (!ts.empty()) {
+      c.min_s = *std::min_element(ts.begin(), ts.end());
+      c.max_s = *std::max_element(ts.begin(), ts.end());
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+Machine derive_machine(const std::vector<MeasuredCase>& cases) {
+  // Best observed rate of each probe (STREAM reports the best rate too).
+  Machine m;
+  auto& reg = Registry::get();
+  for (auto& c : cases) {
+    auto* r = reg.find(c.technique);
+    if (!r || r->info.roof_probe.empty() || c.variant != r->info.variants.front()) continue;
+    const double t = c.min_s > 0 ? c.min_s : c.m.seconds;
+    if (t <= 0) continue;
+    if (r->info.roof_probe == "bandwidth") {
+      m.bandwidth = std::max(m.bandwidth, c.m.counters.at("bytes") / t);
+    } else if (r->info.roof_probe == "peak") {
+      const std::string dtype = Params::parse(c.params).s_or("dtype", "fp64");
+      m.peak[dtype] = std::max(m.peak[dtype], c.m.counters.at("flop") / t);
+    }
+  }
+  return m;
+}
+
+std::vector<Verdict> judge(const std::vector<MeasuredCase>& cases, const Machine& machine) {
+  std::vector<Verdict> out;
+  auto& reg = Registry::get();
+  for (auto& c : cases) {
+    auto* r = reg.find(c.technique);
+    if (!r) continue;  // results from a build that had other techniques
+    auto t = r->make();
+    t->predict(Params::parse(c.params), c.variant, c.m, machine, out);
+    // Throughput against the declared vendor baseline at the same parameters.
+    if (!r->info.baseline.empty() && c.variant == r->info.variants.front()) {
+      for (auto& b : cases)
+        if (b.technique == c.technique && b.variant == r->info.baseline && b.params == c.params && c.m.seconds > 0) {
+          Verdict v{c.technique, c.variant, c.params, "throughput vs " + b.variant, "x"};
+          v.predicted = 1.0;  // parity with the baseline
+          v.measured = b.m.seconds / c.m.seconds;
+          v.ratio = v.measured;
+          v.band_lo = r->info.tol.min_vs_baseline;
+          v.band_hi = INFINITY;
+          v.status = v.ratio >= v.band_lo ? "PASS" : "FAIL";
+          char buf[96];
+          std::snprintf(buf, sizeof buf, "%.1f%% of %s (target >= %.0f%%)", 100 * v.measured, b.variant.c_str(),
+                        100 * v.band_lo);
+          v.note = buf;
+          out.push_back(v);
+        }
+    }
+  }
+  return out;
+}
+
+nlohmann::json to_json(const Machine& m) {
+  return {{"bandwidth_Bps", m.bandwidth}, {"peak_flops", m.peak}};
+}
+
+nlohmann::json to_json(const std::vector<Verdict>& vs) {
+  nlohmann::json a = nlohmann::json::array();
+  for (auto& v : vs)
+    a.push_back({{"technique", v.technique},
+                 {"variant", v.variant},
+                 {"params", v.params},
+                 {"quantity", v.quantity},
+                 {"unit", v.unit},
+                 {"predicted", v.predicted},
+                 {"measured", v.measured},
+                 {"ratio", v.ratio},
+                 {"band_lo", v.band_lo},
+                 {"band_hi", std::isinf(v.band_hi) ? nlohmann::json(nullptr) : nlohmann::json(v.band_hi)},
+                 {"status", v.status},
+                 {"note", v.note}});
+  return a;
+}
+
+std::vector<Verdict> verdicts_from_json(const nlohmann::json& j) {
+  std::vector<Verdict> out;
+  for (auto& e : j) {
+    Verdict v;
+    v.technique = e.at("technique");
+    v.variant = e.at("variant");
+    v.params = e.at("params");
+    v.quantity = e.at("quantity");
+    v.unit = e.value("unit", "");
+    v.predicted = e.at("predicted");
+    v.measured = e.at("measured");
+    v.band_lo = e.value("band_lo", 0.0);
+    v.ratio = e.value("ratio", 0.0);
+    v.band_hi = e["band_hi"].is_null() ? INFINITY : e["band_hi"].get<double>();
+    v.status = e.at("status");
+    v.note = e.value("note", "");
+    out.push_back(v);
+  }
+  return out;
+}
+
+}  // namespace sp

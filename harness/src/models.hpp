@@ -1,0 +1,26 @@
+#pragma once
+// Models and verdicts: reads a Google Benchmark JSON (never the live run),
+// derives the machine roofs from the roof-probe techniques, and asks each
+// technique to judge its measurements against its predictions.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "scaleproof/registry.hpp"
+
+namespace sp {
+
+struct MeasuredCase {
+  std::string family, technique, variant, params;
+  Measurement m;
+  double min_s = 0, max_s = 0;  // over repetitions
+};
+
+std::vector<MeasuredCase> read_measurements(const nlohmann::json& bench);
+Machine derive_machine(const std::vector<MeasuredCase>& cases);
+std::vector<Verdict> judge(const std::vector<MeasuredCase>& cases, const Machine& machine);
+nlohmann::json to_json(const Machine& m);
+nlohmann::json to_json(const std::vector<Verdict>& v);
+std::vector<Verdict> verdicts_from_json(const nlohmann::json& j);
+
+}  // namespace sp

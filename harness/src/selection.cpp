@@ -1,0 +1,86 @@
+#include "selection.hpp"
+
+#include <algorithm>
+
+namespace sp {
+
+static bool contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+std::vector<Case> select_cases(const Filter& f, int nranks, std::vector<std::string>* skipped) {
+  auto& reg = Registry::get();
+  auto families = reg.families();
+  for (auto& fam : f.families)
+    if (!contains(families, fam)) throw InputError("unknown family '" + fam + "' (see `scaleproof list`)");
+  for (auto& t : f.techniques)
+    if (!reg.find(t)) throw InputError("unknown technique '" + t + "' (see `scaleproof list`)");
+  Params overrides;
+  for (auto& s : f.sets) {
+    Params one = Params::parse(s);
+    for (auto& [k, v] : one.items()) overrides.set(k, v);
+  }
+
+  std::vector<Case> cases;
+  for (auto& r : reg.all()) {
+    const bool named = contains(f.techniques, r.info.name);
+    if (!f.techniques.empty() && !named) continue;
+    if (!f.families.empty() && !contains(f.families, r.info.family) && !named) continue;
+    auto proto = r.make();
+    auto available = proto->available_variants();
+    std::vector<std::string> variants;
+    for (auto& v : available)
+      if (f.variants.empty() || contains(f.variants, v)) variants.push_back(v);
+    for (auto& v : f.variants)
+      if (named && !contains(r.info.variants, v))
+        throw InputError("technique " + r.info.name + " has no variant '" + v + "'");
+    if (!r.info.ranks.accepts(nranks)) {
+      if (named)
+        throw InputError(r.info.name + " cannot use " + std::to_string(nranks) + " rank(s) (needs " +
+                         r.info.ranks.describe() + ")");
+      if (skipped) skipped->push_back(r.info.name);
+      continue;
+    }
+    if (variants.empty()) continue;
+    std::vector<std::string> seen;
+    for (auto& ps : r.info.param_sets) {
+      if (!f.sizes.empty() && std::find(f.sizes.begin(), f.sizes.end(), ps.size) == f.sizes.end()) continue;
+      Params p = ps.params;
+      for (auto& [k, v] : overrides.items())
+        if (p.has(k)) p.set(k, v);
+      if (contains(seen, p.label())) continue;
+      seen.push_back(p.label());
+      proto->validate(p, nranks);
+      cases.push_back({&r, ps.size, p, variants});
+    }
+  }
+  // Overrides that no selected technique knows are a typo, not a no-op.
+  for (auto& [k, v] : overrides.items()) {
+    bool used = false;
+    for (auto& c : cases) used = used || c.tech->info.param_sets.front().params.has(k);
+    if (!used) throw InputError("no selected technique has a parameter '" + k + "'");
+  }
+  if (cases.empty()) throw InputError("nothing selected: no parameter set matches the filters");
+  return cases;
+}
+
+long long parse_bytes(const std::string& s) {
+  if (s.empty()) throw InputError("empty size");
+  size_t pos = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(s, &pos);
+  } catch (...) {
+    throw InputError("bad size '" + s + "'");
+  }
+  std::string suf = s.substr(pos);
+  long long mult = 1;
+  if (suf == "K" || suf == "k") mult = 1LL << 10;
+  else if (suf == "M" || suf == "m") mult = 1LL << 20;
+  else if (suf == "G" || suf == "g") mult = 1LL << 30;
+  else if (!suf.empty()) throw InputError("bad size suffix in '" + s + "' (K, M or G)");
+  if (v <= 0) throw InputError("size must be > 0 (got '" + s + "')");
+  return v * mult;
+}
+
+}  // namespace sp

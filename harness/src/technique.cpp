@@ -1,0 +1,87 @@
+#include "scaleproof/technique.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sp {
+
+void CheckResult::merge(const CheckResult& o) {
+  checked += o.checked;
+  wrong += o.wrong;
+  max_abs_err = std::max(max_abs_err, o.max_abs_err);
+  max_rel_err = std::max(max_rel_err, o.max_rel_err);
+  max_bound = std::max(max_bound, o.max_bound);
+  if (bound_rule.empty()) bound_rule = o.bound_rule;
+  if (!o.note.empty()) note += (note.empty() ? "" : "; ") + o.note;
+}
+
+bool RankRule::accepts(int n) const {
+  if (n < min || n > max) return false;
+  if (power_of_two && (n & (n - 1)) != 0) return false;
+  return true;
+}
+
+std::string RankRule::describe() const {
+  std::string s;
+  if (max == min) s = std::to_string(min);
+  else if (max >= (1 << 30)) s = ">= " + std::to_string(min);
+  else s = std::to_string(min) + ".." + std::to_string(max);
+  if (power_of_two) s += ", power of two";
+  return s;
+}
+
+double Machine::peak_for(const std::string& dtype) const {
+  auto it = peak.find(dtype);
+  if (it != peak.end()) return it->second;
+  // Narrower types without their own probe run at least at fp32's rate on CPUs.
+  if (dtype != "fp64") {
+    auto f32 = peak.find("fp32");
+    if (f32 != peak.end()) return f32->second;
+  }
+  return 0;
+}
+
+void Technique::validate(const Params& p, int nranks) const {
+  for (auto& [k, v] : p.items()) {
+    bool numeric = !v.empty() && (std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '-');
+    if (numeric && v.find('.') == std::string::npos && p.i(k) <= 0)
+      throw InputError(info_.name + ": " + k + " must be > 0 (got " + v + ")");
+  }
+  if (!info_.ranks.accepts(nranks))
+    throw InputError(info_.name + " cannot use " + std::to_string(nranks) + " rank(s) (needs " +
+                     info_.ranks.describe() + ")");
+}
+
+void Technique::predict(const Params& p, const std::string& variant, const Measurement& m,
+                        const Machine& machine, std::vector<Verdict>& out) const {
+  const Counts c = counts(p, m.ranks);
+  const double peak = machine.peak_for(c.dtype);
+  if (m.seconds <= 0 || (c.flops <= 0 && c.bytes() <= 0) || machine.bandwidth <= 0) return;
+  if (c.flops > 0 && peak <= 0) return;
+  // Lower bound on time from each roof; the larger is the binding one.
+  const double t_compute = c.flops > 0 ? c.flops / peak : 0;
+  const double t_memory = c.bytes() / machine.bandwidth;
+  const double t_roof = std::max(t_compute, t_memory);
+  Verdict v;
+  v.technique = info_.name;
+  v.variant = variant;
+  v.params = p.label();
+  v.quantity = "roofline time";
+  v.unit = "s";
+  v.predicted = t_roof;
+  v.measured = m.seconds;
+  // Fraction of roof achieved = t_roof / t_measured; accepted band in those terms.
+  v.band_lo = info_.tol.roof_min;
+  v.band_hi = info_.tol.roof_max;
+  const double frac = t_roof / m.seconds;
+  v.ratio = frac;
+  const bool judged = (variant == info_.variants.front()) && info_.roof_probe.empty();
+  v.status = !judged ? "INFO" : (frac >= v.band_lo && frac <= v.band_hi ? "PASS" : "FAIL");
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s-bound, AI %.3g FLOP/B, %.1f%% of roof", t_compute >= t_memory ? "compute" : "memory",
+                c.intensity(), 100 * frac);
+  v.note = buf;
+  out.push_back(v);
+}
+
+}  // namespace sp

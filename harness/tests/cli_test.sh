@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# cli_test.sh SCALEPROOF EXPECTED_RC ARGS...: runs scaleproof in an empty
+# folder with --out there; checks the exit code, that an error is exactly one
+# line on stderr naming the problem, and that a failed run wrote nothing.
+set -u
+bin=$1; expect=$2; shift 2
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+cd "$work"
+args=("$@")
+case "${args[0]}" in run|bench) args+=(--out "$work/results" --min-time 0.01 -r 1) ;; esac
+"$bin" "${args[@]}" >"$work/out" 2>"$work/err"
+rc=$?
+if [[ $rc -ne $expect ]]; then
+  echo "expected exit $expect, got $rc"; cat "$work/out" "$work/err"; exit 1
+fi
+if [[ $expect -eq 2 ]]; then
+  lines=$(grep -c . "$work/err")
+  if [[ $lines -ne 1 ]] || ! grep -q '^scaleproof: error: ' "$work/err"; then
+    echo "expected one 'scaleproof: error:' line on stderr, got:"; cat "$work/err"; exit 1
+  fi
+  if [[ -e "$work/results" ]]; then echo "a failed run created $work/results"; exit 1; fi
+fi
+echo "ok: exit $rc"; cat "$work/err"

@@ -1,0 +1,72 @@
+// The models stage judges crafted Google Benchmark JSON: roofs are derived
+// from the probes, verdicts follow the declared bands.
+#include <gtest/gtest.h>
+
+#include "models.hpp"
+
+namespace {
+
+nlohmann::json entry(const std::string& name, double us, double flop, double bytes, const char* type = "iteration",
+                     const char* agg = "") {
+  nlohmann::json e = {{"name", name}, {"run_name", name}, {"run_type", type}, {"real_time", us},
+                      {"time_unit", "us"}, {"flop", flop}, {"bytes", bytes}, {"ranks", 1}, {"threads", 2}};
+  if (*agg) e["aggregate_name"] = agg;
+  return e;
+}
+
+}  // namespace
+
+TEST(Models, ReadsMedianAndMinMax) {
+  nlohmann::json j = {{"benchmarks",
+                       {entry("roofline/stream_triad/kokkos/N=1000", 10, 0, 24000),
+                        entry("roofline/stream_triad/kokkos/N=1000", 8, 0, 24000),
+                        entry("roofline/stream_triad/kokkos/N=1000", 9, 0, 24000, "aggregate", "median"),
+                        entry("roofline/stream_triad/kokkos/N=1000", 9.5, 0, 24000, "aggregate", "mean")}}};
+  auto m = sp::read_measurements(j);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].technique, "stream_triad");
+  EXPECT_EQ(m[0].params, "N=1000");
+  EXPECT_DOUBLE_EQ(m[0].m.seconds, 9e-6);
+  EXPECT_DOUBLE_EQ(m[0].min_s, 8e-6);
+  EXPECT_DOUBLE_EQ(m[0].max_s, 10e-6);
+}
+
+TEST(Models, RoofsFromProbesAndRooflineVerdict) {
+  // Bandwidth 24000 B / 8 us = 3 GB/s; fp64 peak 1e6 FLOP / 1 us = 1 TFLOP/s... scaled down below.
+  nlohmann::json j = {{"benchmarks",
+                       {entry("roofline/stream_triad/kokkos/N=1000", 8, 0, 24000),
+                        entry("roofline/fma_peak/kokkos/dtype=fp64,items=1,iters=1", 1000, 1e6, 8),
+                        // gemm: 2e6 FLOP, 1e6 bytes: AI 2 FLOP/B -> memory roof 6e9 FLOP/s > peak 1e9:
+                        // compute-bound; roof time 2e6/1e9 = 2 ms. Measured 4 ms: 50% of roof.
+                        entry("gemm/gemm/kokkos/dtype=fp64,M=100,N=100,K=100", 4000, 2e6, 1e6)}}};
+  auto cases = sp::read_measurements(j);
+  sp::Machine mach = sp::derive_machine(cases);
+  EXPECT_NEAR(mach.bandwidth, 3e9, 1);
+  EXPECT_NEAR(mach.peak_for("fp64"), 1e9, 1);
+  auto verdicts = sp::judge(cases, mach);
+  const sp::Verdict* g = nullptr;
+  for (auto& v : verdicts)
+    if (v.technique == "gemm" && v.quantity == "roofline time") g = &v;
+  ASSERT_NE(g, nullptr);
+  // The verdict uses the technique's own counts (2 M N K at M=N=K=100 -> 2e6).
+  EXPECT_NEAR(g->predicted, 2e-3, 1e-9);
+  EXPECT_NEAR(g->ratio, 0.5, 1e-9);
+  EXPECT_EQ(g->status, "PASS");  // gemm declares roof_min 0.25
+}
+
+TEST(Models, FasterThanTheRoofFails) {
+  nlohmann::json j = {{"benchmarks",
+                       {entry("roofline/stream_triad/kokkos/N=1000", 8, 0, 24000),
+                        entry("roofline/fma_peak/kokkos/dtype=fp64,items=1,iters=1", 1000, 1e6, 8),
+                        entry("gemm/gemm/kokkos/dtype=fp64,M=100,N=100,K=100", 1000, 2e6, 1e6)}}};
+  auto cases = sp::read_measurements(j);
+  auto verdicts = sp::judge(cases, sp::derive_machine(cases));
+  bool found = false;
+  for (auto& v : verdicts)
+    if (v.technique == "gemm" && v.quantity == "roofline time") {
+      found = true;
+      EXPECT_NEAR(v.ratio, 2.0, 1e-9);
+      EXPECT_EQ(v.status, "FAIL");  // 200% of the roof: the counts or the roofs are wrong
+    }
+  EXPECT_TRUE(found);
+}

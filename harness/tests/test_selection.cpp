@@ -1,0 +1,39 @@
+#include <gtest/gtest.h>
+
+#include "selection.hpp"
+
+using sp::Filter;
+using sp::InputError;
+
+TEST(Selection, UnknownNamesAreErrors) {
+  EXPECT_THROW(sp::select_cases(Filter{{"nosuch"}, {}, {}, {}, {}}, 1), InputError);
+  EXPECT_THROW(sp::select_cases(Filter{{}, {"nosuch"}, {}, {}, {}}, 1), InputError);
+}
+
+TEST(Selection, OverridesApplyAndValidate) {
+  Filter f{{}, {"gemm"}, {sp::Size::small}, {"M=48,N=40"}, {}};
+  auto cases = sp::select_cases(f, 1);
+  ASSERT_FALSE(cases.empty());
+  for (auto& c : cases) {
+    EXPECT_EQ(c.params.i("M"), 48);
+    EXPECT_EQ(c.params.i("N"), 40);
+  }
+  f.sets = {"M=0"};
+  EXPECT_THROW(sp::select_cases(f, 1), InputError);
+  f.sets = {"nosuchparam=3"};
+  EXPECT_THROW(sp::select_cases(f, 1), InputError);
+}
+
+TEST(Selection, RankCountTheTechniqueCannotUse) {
+  // Named explicitly: an error. Through its family: skipped and reported.
+  EXPECT_THROW(sp::select_cases(Filter{{}, {"gemm"}, {sp::Size::small}, {}, {}}, 3), InputError);
+  std::vector<std::string> skipped;
+  EXPECT_THROW(sp::select_cases(Filter{{"gemm"}, {}, {sp::Size::small}, {}, {}}, 3, &skipped), InputError);
+  EXPECT_EQ(skipped, std::vector<std::string>{"gemm"});
+}
+
+TEST(Selection, VariantFilter) {
+  auto cases = sp::select_cases(Filter{{}, {"gemm"}, {sp::Size::small}, {}, {"kokkos"}}, 1);
+  for (auto& c : cases) EXPECT_EQ(c.variants, std::vector<std::string>{"kokkos"});
+  EXPECT_THROW(sp::select_cases(Filter{{}, {"gemm"}, {sp::Size::small}, {}, {"nosuch"}}, 1), InputError);
+}

@@ -1,0 +1,98 @@
+#pragma once
+// C = A * B (row-major, any M, N, K), tiled for the memory hierarchy as
+// seed 001 describes: each team owns an MC x NC block of C; for every KC-long
+// slice of K it packs the A block (MC x KC) and B block (KC x NC) into team
+// scratch, sized to sit in the per-core cache (L2 on a CPU, shared memory on
+// a GPU), and each thread then accumulates MR x NR register tiles from them.
+// The same source serves every back end; only the tile sizes differ.
+#include <Kokkos_Core.hpp>
+
+namespace sp::kernels {
+
+template <class T, class Space>
+struct GemmTiles {
+  // CPU (BLIS-style): an MR x NR tile of accumulators fills 12 of the 16
+  // 256-bit registers; KC x NR of packed B (16 KiB) stays in L1, the
+  // MC x KC block of A (96 KiB fp32) and KC x NC of B in L2.
+  static constexpr int NR = 64 / static_cast<int>(sizeof(T));  // 16 fp32, 8 fp64
+  static constexpr int MR = 6;
+  static constexpr int MC = 96;
+  static constexpr int NC = 256;
+  static constexpr int KC = 256;
+};
+
+#ifdef KOKKOS_ENABLE_CUDA
+template <class T>
+struct GemmTiles<T, Kokkos::Cuda> {
+  // GPU: a 64 x 64 block per team of 256 threads, 4 x 4 outputs per thread,
+  // 16-deep K slices in shared memory.
+  static constexpr int NR = 4, MR = 4, MC = 64, NC = 64, KC = 16;
+};
+#endif
+
+template <class T, class Space = Kokkos::DefaultExecutionSpace>
+void gemm_tiled(Kokkos::View<const T**, Kokkos::LayoutRight> A, Kokkos::View<const T**, Kokkos::LayoutRight> B,
+                Kokkos::View<T**, Kokkos::LayoutRight> C) {
+  using Tiles = GemmTiles<T, Space>;
+  constexpr int MR = Tiles::MR, NR = Tiles::NR, MC = Tiles::MC, NC = Tiles::NC, KC = Tiles::KC;
+  static_assert(MC % MR == 0 && NC % NR == 0, "blocks must hold whole register tiles");
+  using Policy = Kokkos::TeamPolicy<Space>;
+  using Member = typename Policy::member_type;
+  using Scratch = Kokkos::View<T*, typename Space::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  const int M = static_cast<int>(C.extent(0)), N = static_cast<int>(C.extent(1)), K = static_cast<int>(A.extent(1));
+  const int mblocks = (M + MC - 1) / MC, nblocks = (N + NC - 1) / NC;
+  const size_t scratch = Scratch::shmem_size(MC * KC) + Scratch::shmem_size(KC * NC);
+#ifdef KOKKOS_ENABLE_CUDA
+  constexpr int team = std::is_same<Space, Kokkos::Cuda>::value ? (MC / MR) * (NC / NR) : 1;
+  Policy policy(mblocks * nblocks, team);
+#else
+  Policy policy(mblocks * nblocks, 1);
+#endif
+
+  Kokkos::parallel_for(
+      "gemm_tiled", policy.set_scratch_size(0, Kokkos::PerTeam(scratch)), KOKKOS_LAMBDA(const Member& m) {
+        const int i0 = (m.league_rank() / nblocks) * MC;
+        const int j0 = (m.league_rank() % nblocks) * NC;
+        // Packed layouts: Ap[ir][k][r] (MR-row micro-panels), Bp[jr][k][c] (NR-column micro-panels),
+        // zero-padded past M and N so the register tiles never test bounds.
+        Scratch Ap(m.team_scratch(0), MC * KC);
+        Scratch Bp(m.team_scratch(0), KC * NC);
+        for (int k0 = 0; k0 < K; k0 += KC) {
+          const int kc = K - k0 < KC ? K - k0 : KC;
+          m.team_barrier();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, MC * kc), [&](const int idx) {
+            const int i = idx / kc, k = idx % kc;
+            const int gi = i0 + i;
+            Ap((i / MR) * (MR * kc) + k * MR + i % MR) = gi < M ? A(gi, k0 + k) : T(0);
+          });
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, kc * NC), [&](const int idx) {
+            const int k = idx / NC, j = idx % NC;
+            const int gj = j0 + j;
+            Bp((j / NR) * (NR * kc) + k * NR + j % NR) = gj < N ? B(k0 + k, gj) : T(0);
+          });
+          m.team_barrier();
+          // jr outer, ir inner: a KC x NR panel of B is reused across all of A's rows.
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, (NC / NR) * (MC / MR)), [&](const int t) {
+            const int jr = t / (MC / MR), ir = t % (MC / MR);
+            const int gi = i0 + ir * MR, gj = j0 + jr * NR;
+            if (gi >= M || gj >= N) return;
+            const T* a = &Ap(ir * MR * kc);
+            const T* b = &Bp(jr * NR * kc);
+            T acc[MR][NR];
+            for (int r = 0; r < MR; ++r)
+              for (int c = 0; c < NR; ++c) acc[r][c] = 0;
+            for (int k = 0; k < kc; ++k)
+              for (int r = 0; r < MR; ++r) {
+                const T ar = a[k * MR + r];
+                for (int c = 0; c < NR; ++c) acc[r][c] += ar * b[k * NR + c];
+              }
+            const int rmax = M - gi < MR ? M - gi : MR, cmax = N - gj < NR ? N - gj : NR;
+            for (int r = 0; r < rmax; ++r)
+              for (int c = 0; c < cmax; ++c) C(gi + r, gj + c) = (k0 == 0 ? T(0) : C(gi + r, gj + c)) + acc[r][c];
+          });
+        }
+      });
+}
+
+}  // namespace sp::kernels
