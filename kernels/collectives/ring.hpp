@@ -1,0 +1,84 @@
+#pragma once
+// Ring reduce-scatter, all-gather and all-reduce over a Transport, on host
+// buffers, with every local reduction done by a Kokkos kernel.
+//
+// Ring phases (../shared/MODELS.md, "Collectives"; MPICH
+// allreduce_intra_ring.c): reduce-scatter takes p-1 steps, each rank sending
+// and receiving one chunk of about n/p elements per step, and ends owning one
+// fully reduced chunk; all-gather circulates the reduced chunks in p-1 more
+// steps. Each rank sends (p-1)n/p per phase. The buffer is split into p
+// balanced chunks (sizes differ by at most one element), so any count works,
+// including count < p (some chunks are then empty).
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <vector>
+
+#include "kernels/collectives/transport.hpp"
+
+namespace sp::coll {
+
+enum class Op { sum, max, min };
+
+// Balanced partition of n elements into p chunks: chunk c is [begin(c), begin(c+1)).
+struct Partition {
+  size_t n;
+  int p;
+  size_t begin(int c) const { return (n / p) * c + std::min<size_t>(c, n % p); }
+  size_t size(int c) const { return n / p + (static_cast<size_t>(c) < n % p ? 1 : 0); }
+};
+
+// acc[i] = op(acc[i], in[i]) on the host execution space.
+template <class T>
+void reduce_into(T* acc, const T* in, size_t n, Op op) {
+  if (n == 0) return;
+  using Exec = Kokkos::DefaultHostExecutionSpace;
+  Kokkos::RangePolicy<Exec> range(0, n);
+  switch (op) {
+    case Op::sum: Kokkos::parallel_for("coll_sum", range, [=](size_t i) { acc[i] += in[i]; }); break;
+    case Op::max: Kokkos::parallel_for("coll_max", range, [=](size_t i) { acc[i] = acc[i] < in[i] ? in[i] : acc[i]; }); break;
+    case Op::min: Kokkos::parallel_for("coll_min", range, [=](size_t i) { acc[i] = in[i] < acc[i] ? in[i] : acc[i]; }); break;
+  }
+  Exec().fence();
+}
+
+// In place on data[0..n): afterwards rank r's chunk r (Partition{n, p}) holds
+// the reduction over all ranks; the other chunks hold partial results.
+template <class T>
+void ring_reduce_scatter(Transport& t, T* data, size_t n, Op op) {
+  const int p = t.size(), r = t.rank();
+  if (p == 1) return;
+  const Partition part{n, p};
+  const int right = (r + 1) % p, left = (r - 1 + p) % p;
+  std::vector<T> tmp(part.size(0));
+  t.set_phase("reduce-scatter");
+  for (int s = 0; s < p - 1; ++s) {
+    // Chunk indices chosen so that after the last step rank r owns chunk r.
+    const int cs = (r - s - 1 + 2 * p) % p, cr = (r - s - 2 + 2 * p) % p;
+    t.sendrecv(data + part.begin(cs), part.size(cs) * sizeof(T), right, tmp.data(), part.size(cr) * sizeof(T), left);
+    reduce_into(data + part.begin(cr), tmp.data(), part.size(cr), op);
+  }
+}
+
+// In place: rank r contributes chunk r of data[0..n); afterwards every rank holds all chunks.
+template <class T>
+void ring_all_gather(Transport& t, T* data, size_t n) {
+  const int p = t.size(), r = t.rank();
+  if (p == 1) return;
+  const Partition part{n, p};
+  const int right = (r + 1) % p, left = (r - 1 + p) % p;
+  t.set_phase("all-gather");
+  for (int s = 0; s < p - 1; ++s) {
+    const int cs = (r - s + p) % p, cr = (r - s - 1 + 2 * p) % p;
+    t.sendrecv(data + part.begin(cs), part.size(cs) * sizeof(T), right, data + part.begin(cr), part.size(cr) * sizeof(T),
+               left);
+  }
+}
+
+// Ring all-reduce = reduce-scatter + all-gather (2(p-1) steps).
+template <class T>
+void ring_all_reduce(Transport& t, T* data, size_t n, Op op) {
+  ring_reduce_scatter(t, data, n, op);
+  ring_all_gather(t, data, n);
+}
+
+}  // namespace sp::coll
