@@ -9,15 +9,56 @@
 
 namespace sp::kernels {
 
+// Fully unrolled fixed-size loops keep the accumulator tile in registers.
+#if defined(__CUDA_ARCH__) || defined(__NVCC__)
+#define SP_UNROLL _Pragma("unroll")
+#elif defined(__clang__)
+#define SP_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define SP_UNROLL _Pragma("GCC unroll 32")
+#else
+#define SP_UNROLL
+#endif
+
+// GCC's loop vectorizer would vectorize the micro-kernel across k (with
+// shuffles); with it off for this function, the straight-line SLP vectorizer
+// maps each accumulator row onto vector registers, which is what a BLAS
+// micro-kernel does. Host GCC only; other compilers ignore it.
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDA_ARCH__) && !defined(__NVCC__)
+#define SP_MICROKERNEL_ATTR __attribute__((optimize("no-tree-loop-vectorize"), noinline))
+#else
+#define SP_MICROKERNEL_ATTR
+#endif
+
+// acc[MR][NR] = sum over k < kc of a[k][r] * b[k][c] (packed micro-panels).
+template <class T, int MR, int NR>
+KOKKOS_INLINE_FUNCTION SP_MICROKERNEL_ATTR void gemm_micro(int kc, const T* __restrict a, const T* __restrict b,
+                                                          T (&acc)[MR][NR]) {
+  SP_UNROLL for (int r = 0; r < MR; ++r) SP_UNROLL for (int c = 0; c < NR; ++c) acc[r][c] = 0;
+  for (int k = 0; k < kc; ++k) {
+    SP_UNROLL for (int r = 0; r < MR; ++r) {
+      const T ar = a[k * MR + r];
+      SP_UNROLL for (int c = 0; c < NR; ++c) acc[r][c] += ar * b[k * NR + c];
+    }
+  }
+}
+
 template <class T, class Space>
 struct GemmTiles {
-  // CPU (BLIS-style): an MR x NR tile of accumulators fills 12 of the 16
-  // 256-bit registers; KC x NR of packed B (16 KiB) stays in L1, the
-  // MC x KC block of A (96 KiB fp32) and KC x NC of B in L2.
-  static constexpr int NR = 64 / static_cast<int>(sizeof(T));  // 16 fp32, 8 fp64
+  // CPU (BLIS-style): the MR x NR accumulator tile takes 2 x MR vector
+  // registers (16 of AVX-512's 32, 12 of AVX2's 16), enough independent FMAs
+  // to hide their latency; KC x NR of packed B stays in L1, the MC x KC block
+  // of A and the KC x NC block of B in L2.
+#if defined(__AVX512F__)
+  static constexpr int VEC = 64;  // bytes per vector register
+  static constexpr int MR = 8;
+#else
+  static constexpr int VEC = 32;
   static constexpr int MR = 6;
-  static constexpr int MC = 96;
-  static constexpr int NC = 256;
+#endif
+  static constexpr int NR = 2 * VEC / static_cast<int>(sizeof(T));
+  static constexpr int MC = 16 * MR;
+  static constexpr int NC = 8 * NR;
   static constexpr int KC = 256;
 };
 
@@ -61,15 +102,24 @@ void gemm_tiled(Kokkos::View<const T**, Kokkos::LayoutRight> A, Kokkos::View<con
         for (int k0 = 0; k0 < K; k0 += KC) {
           const int kc = K - k0 < KC ? K - k0 : KC;
           m.team_barrier();
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, MC * kc), [&](const int idx) {
-            const int i = idx / kc, k = idx % kc;
+          // Rows of A and of B are contiguous in memory: one thread packs whole rows.
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, MC), [&](const int i) {
             const int gi = i0 + i;
-            Ap((i / MR) * (MR * kc) + k * MR + i % MR) = gi < M ? A(gi, k0 + k) : T(0);
+            T* dst = &Ap((i / MR) * (MR * kc) + i % MR);
+            if (gi < M)
+              for (int k = 0; k < kc; ++k) dst[k * MR] = A(gi, k0 + k);
+            else
+              for (int k = 0; k < kc; ++k) dst[k * MR] = T(0);
           });
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, kc * NC), [&](const int idx) {
-            const int k = idx / NC, j = idx % NC;
-            const int gj = j0 + j;
-            Bp((j / NR) * (NR * kc) + k * NR + j % NR) = gj < N ? B(k0 + k, gj) : T(0);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, kc), [&](const int k) {
+            for (int jr = 0; jr < NC / NR; ++jr) {
+              T* dst = &Bp(jr * (NR * kc) + k * NR);
+              const int gj = j0 + jr * NR;
+              if (gj + NR <= N)
+                for (int c = 0; c < NR; ++c) dst[c] = B(k0 + k, gj + c);
+              else
+                for (int c = 0; c < NR; ++c) dst[c] = gj + c < N ? B(k0 + k, gj + c) : T(0);
+            }
           });
           m.team_barrier();
           // jr outer, ir inner: a KC x NR panel of B is reused across all of A's rows.
@@ -80,13 +130,7 @@ void gemm_tiled(Kokkos::View<const T**, Kokkos::LayoutRight> A, Kokkos::View<con
             const T* a = &Ap(ir * MR * kc);
             const T* b = &Bp(jr * NR * kc);
             T acc[MR][NR];
-            for (int r = 0; r < MR; ++r)
-              for (int c = 0; c < NR; ++c) acc[r][c] = 0;
-            for (int k = 0; k < kc; ++k)
-              for (int r = 0; r < MR; ++r) {
-                const T ar = a[k * MR + r];
-                for (int c = 0; c < NR; ++c) acc[r][c] += ar * b[k * NR + c];
-              }
+            gemm_micro<T, MR, NR>(kc, a, b, acc);
             const int rmax = M - gi < MR ? M - gi : MR, cmax = N - gj < NR ? N - gj : NR;
             for (int r = 0; r < rmax; ++r)
               for (int c = 0; c < cmax; ++c) C(gi + r, gj + c) = (k0 == 0 ? T(0) : C(gi + r, gj + c)) + acc[r][c];
