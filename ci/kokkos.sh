@@ -5,7 +5,10 @@
 #
 #   ci/kokkos.sh openmp    Serial + OpenMP, Release      -> $CACHE/kokkos-3.4.01-openmp
 #   ci/kokkos.sh cuda      Serial + CUDA (patched, nvcc) -> $CACHE/kokkos-3.4.01-cuda
-#   ci/kokkos.sh source    only leave the extracted source (for carrying to a GPU box)
+#   ci/kokkos.sh source    only leave the extracted source in the cache
+#   ci/kokkos.sh carry DIR a CUDA-patched copy of the source in DIR (about 12 MB), to carry
+#                          to a GPU machine without the package archive and build there
+#                          (ignored by git when DIR is under .carry/)
 #
 # The archive URI comes from the system's apt configuration; no host name is
 # written here. The system's apt state is not touched (private lists dir).
@@ -18,7 +21,7 @@ src=$cache/kokkos-$version-src
 prefix=$cache/kokkos-$version-$variant
 mkdir -p "$cache"
 
-if [[ "$variant" != source && -f "$prefix/.complete" ]]; then
+if [[ "$variant" != source && "$variant" != carry && -f "$prefix/.complete" ]]; then
   echo "kokkos: cached $variant build at $prefix"
   exit 0
 fi
@@ -52,6 +55,13 @@ fetch_source() {
 
 fetch_source
 [[ "$variant" == source ]] && { echo "kokkos: source at $src"; exit 0; }
+if [[ "$variant" == carry ]]; then
+  dest=${2:?usage: ci/kokkos.sh carry DIR}
+  rm -rf "$dest"; mkdir -p "$(dirname "$dest")"; cp -a "$src" "$dest"
+  "$here/patch-kokkos-cuda.sh" "$dest" "${SCALEPROOF_CUDA_ARCH:-90}" >/dev/null
+  echo "kokkos: CUDA-ready source at $dest"
+  exit 0
+fi
 
 build=$cache/build-kokkos-$variant
 rm -rf "$build" "$prefix"

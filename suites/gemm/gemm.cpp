@@ -12,6 +12,9 @@
 #ifdef SP_HAVE_OPENBLAS
 #include <cblas.h>
 #endif
+#ifdef SP_HAVE_CUBLAS
+#include <cublas_v2.h>
+#endif
 
 namespace {
 
@@ -46,6 +49,10 @@ class Gemm : public sp::Technique {
     i.variants.push_back("openblas");
     i.baseline = "openblas";
 #endif
+#ifdef SP_HAVE_CUBLAS
+    i.variants.push_back("cublas");
+    i.baseline = "cublas";  // on a GPU build the vendor baseline is cuBLAS
+#endif
     // Issue target: >= 50% of OpenBLAS on the same threads; the roofline band
     // expects a tiled GEMM to reach at least 25% of the measured FMA peak.
     i.tol.min_vs_baseline = 0.5;
@@ -58,9 +65,9 @@ class Gemm : public sp::Technique {
   // (CUDA) the baseline is not offered.
   std::vector<std::string> available_variants() const override {
     std::vector<std::string> v = {"kokkos"};
-    if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible &&
-        info_.variants.size() > 1)
-      v.push_back("openblas");
+    const bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
+    for (auto& name : info_.variants)
+      if ((name == "openblas" && host) || (name == "cublas" && !host)) v.push_back(name);
     return v;
   }
 
@@ -100,7 +107,13 @@ class Gemm : public sp::Technique {
 
   sp::CheckResult check(const std::string&) override { return f32_ ? check_t(d32_) : check_t(d64_); }
 
-  void teardown() override { d32_ = {}, d64_ = {}; }
+  void teardown() override {
+    d32_ = {}, d64_ = {};
+#ifdef SP_HAVE_CUBLAS
+    if (handle_) cublasDestroy(handle_);
+    handle_ = nullptr;
+#endif
+  }
 
  private:
   template <class T>
@@ -123,6 +136,20 @@ class Gemm : public sp::Technique {
       sp::kernels::gemm_tiled<T>(d.A, d.B, d.C);
       return;
     }
+#ifdef SP_HAVE_CUBLAS
+    if (variant == "cublas") {
+      if (!handle_) cublasCreate(&handle_);
+      // Row-major C = A B is column-major C^T = B^T A^T: swap the operands.
+      const T one = 1, zero = 0;
+      if constexpr (std::is_same<T, float>::value)
+        cublasSgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, N_, M_, K_, &one, d.B.data(), N_, d.A.data(), K_, &zero,
+                    d.C.data(), N_);
+      else
+        cublasDgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, N_, M_, K_, &one, d.B.data(), N_, d.A.data(), K_, &zero,
+                    d.C.data(), N_);
+      return;
+    }
+#endif
 #ifdef SP_HAVE_OPENBLAS
     // OpenBLAS runs on host memory; with a device back end this variant is unavailable.
     if constexpr (std::is_same<T, float>::value)
@@ -154,6 +181,9 @@ class Gemm : public sp::Technique {
   int64_t M_ = 0, N_ = 0, K_ = 0;
   Data<float> d32_;
   Data<double> d64_;
+#ifdef SP_HAVE_CUBLAS
+  cublasHandle_t handle_ = nullptr;
+#endif
 };
 
 SP_REGISTER_TECHNIQUE(Gemm);
