@@ -36,8 +36,10 @@ def kernel_points(bench):
     out = []
     for name, b in sorted(chosen.items()):
         t = b["real_time"] * UNIT[b.get("time_unit", "ns")]
+        label = name[:-len("/manual_time")] if name.endswith("/manual_time") else name
+        label = label.split("/", 1)[-1]  # family/technique/variant/params -> technique/variant/params
         if b.get("flop", 0) > 0 and b.get("AI", 0) > 0 and t > 0:
-            out.append((name, b["AI"], b["flop"] / t))
+            out.append((label, b["AI"], b["flop"] / t))
     return out
 
 
@@ -57,8 +59,10 @@ def main():
     ais = [p[1] for p in pts]
     lo, hi = min(ais + [0.01]) / 4, max(ais + [100.0]) * 4
     grid = [lo * (hi / lo) ** (i / 200.0) for i in range(201)]
-    fig, ax = plt.subplots(figsize=(9, 6))
-    ax.loglog(grid, [a * bw for a in grid], "k-", lw=1, label="bandwidth %.3g GB/s" % (bw / 1e9))
+    top = max(list(peaks.values()) + [p[2] for p in pts])
+    fig, ax = plt.subplots(figsize=(12, 6))
+    ax.loglog([a for a in grid if a * bw <= top], [a * bw for a in grid if a * bw <= top], "k-", lw=1,
+              label="bandwidth %.3g GB/s" % (bw / 1e9))
     for i, (dtype, peak) in enumerate(sorted(peaks.items())):
         ax.loglog(grid, [min(peak, a * bw) for a in grid], "-", color="C%d" % i, lw=2,
                   label="%s peak %.3g GFLOP/s" % (dtype, peak / 1e9))
@@ -69,7 +73,8 @@ def main():
     ax.set_ylabel("performance (FLOP/s)")
     ax.set_title("Roofline (roofs measured in this run)")
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=7, loc="lower right")
+    ax.set_ylim(top=top * 3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     fig.savefig(os.path.join(folder, "roofline.png"), dpi=90)
     plt.close(fig)
