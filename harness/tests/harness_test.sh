@@ -62,7 +62,11 @@ compare)  # crafted folders: gemm fp32 30% slower in B
 assert r == {'gemm/kokkos/dtype=fp32,M=64,N=64,K=64': 'REGRESSION', 'gemm/kokkos/dtype=fp64,M=64,N=64,K=64': 'same', \
 'stream_triad/kokkos/N=1048576': 'faster'}, r" || fail "wrong statuses"
   rc=$(run compare "$data/compare/a" "$data/compare/b" --threshold 0.5); [[ $rc -eq 0 ]] || fail "threshold 50%: exit $rc"
-  rc=$(run compare "$data/compare/a" "$data/compare/a"); [[ $rc -eq 0 ]] || fail "A vs A: exit $rc" ;;
+  rc=$(run compare "$data/compare/a" "$data/compare/a"); [[ $rc -eq 0 ]] || fail "A vs A: exit $rc"
+  # Scaling folders: per timed point; the oversubscribed point is not a timing and is not compared.
+  rc=$(run compare "$data/compare/sweep_a" "$data/compare/sweep_b"); [[ $rc -eq 1 ]] || fail "sweeps: exit $rc, expected 1"
+  grep -q "split_work/kokkos/work=1 @ ranks=2: 1.250x slower" "$work/out" || fail "sweep regression not listed"
+  ! grep -q "ranks=3" "$work/out" || fail "an oversubscribed point was compared" ;;
 qualify)  # crafted run folder and profile: one FAIL, one SKIP, JUnit XML to match
   rc=$(run qualify --profile "$data/profiles/crafted.json" --results "$data/qualify/run" --junit "$work/junit.xml" --out "$work/results" --name q)
   [[ $rc -eq 1 ]] || fail "exit $rc, expected 1 (one criterion fails)"

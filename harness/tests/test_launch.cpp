@@ -51,6 +51,19 @@ TEST(Launch, LauncherCommands) {
   EXPECT_THROW(sp::Launcher::from("   "), sp::InputError);
   unsetenv("SLURM_JOB_ID");
   EXPECT_EQ(sp::Launcher::from("").words[0], "mpiexec");  // outside Slurm
+  // Inside a Slurm allocation the default is srun (an input error here, where srun is not installed).
+  setenv("SLURM_JOB_ID", "1", 1);
+  const char* path = std::getenv("PATH");
+  const std::string saved = path ? path : "";
+  setenv("PATH", "/nonexistent", 1);
+  try {
+    sp::Launcher::from("");
+    ADD_FAILURE() << "srun found on an empty PATH";
+  } catch (const sp::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'srun'"), std::string::npos) << e.what();
+  }
+  setenv("PATH", saved.c_str(), 1);
+  unsetenv("SLURM_JOB_ID");
 }
 
 TEST(Launch, WatchdogReportsExitCodes) {
