@@ -3,14 +3,17 @@
 #include <Kokkos_Core.hpp>
 #include <cstdio>
 
+#include "heartbeat.hpp"
 #include "scaleproof/comm.hpp"
 
 namespace sp {
 
 CheckRow check_one(const Registered& r, const Params& p, const std::string& variant) {
   CheckRow row{r.info.family, r.info.name, variant, p.label(), {}, {}};
+  heartbeat::start();
   try {
     auto t = r.make();
+    heartbeat::Call hb(r.info.name, "check");
     t->setup(p, comm::size());
     t->run(variant);
     Kokkos::fence();

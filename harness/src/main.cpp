@@ -10,8 +10,10 @@
 #include <thread>
 
 #include "checker.hpp"
+#include "heartbeat.hpp"
 #include "manifest.hpp"
 #include "models.hpp"
+#include "plots.hpp"
 #include "report.hpp"
 #include "results.hpp"
 #include "runner.hpp"
@@ -167,6 +169,8 @@ int cmd_bench_or_run(const Options& o, bool full, const RunContext& rc) {
       auto verdicts = judge(measured, machine);
       dir->write_json("machine.json", to_json(machine));
       dir->write_json("verdicts.json", to_json(verdicts));
+      const std::string note = draw_plots("roofline_plot.py", dir->path(""));
+      if (!note.empty()) dir->write_text("plots.md", "_" + note + "_\n");
       for (auto& v : verdicts) rc_code |= (o.strict && v.status == "FAIL") ? 1 : 0;
     }
     std::string report = render_report(dir->path(""));
@@ -254,6 +258,7 @@ int main(int argc, char** argv) {
     int kargc = static_cast<int>(kargs.size());
     Kokkos::initialize(kargc, kargs.data());
     kokkos_up = true;
+    heartbeat::start();  // for the watchdog of a parent `scale`/`qualify` (SP_HEARTBEAT_DIR)
     RunContext rc{command_line, comm::size(), threads_now()};
     if (*list) code = cmd_list(o);
     else if (*check) code = cmd_check(o);

@@ -103,6 +103,8 @@ std::string render_report(const std::string& dir) {
     if (!machine.contains("peak_flops")) machine["peak_flops"] = nlohmann::json::object();
     out += verdict_section(verdicts_from_json(read_json((d / "verdicts.json").string())), machine);
   }
+  if (fs::exists(d / "roofline.png"))
+    out += "## Roofline\n\n![roofline: each kernel's point under the measured roofs](roofline.png)\n\n";
   // Sections families or the scaling harness add as extra Markdown files.
   for (auto& e : fs::directory_iterator(d))
     if (e.path().extension() == ".md" && e.path().filename() != "report.md") {

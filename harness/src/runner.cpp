@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "heartbeat.hpp"
 #include "scaleproof/comm.hpp"
 #include "scaleproof/kokkos_compat.hpp"
 
@@ -22,13 +23,17 @@ class ActiveCase {
     if (current_ != &c) {
       release();
       tech_ = c.tech->make();
+      heartbeat::Call hb(c.tech->info.name, "setup");
       tech_->setup(c.params, comm::size());
       current_ = &c;
     }
     return *tech_;
   }
   void release() {
-    if (tech_) tech_->teardown();
+    if (tech_) {
+      heartbeat::Call hb(tech_->info().name, "teardown");
+      tech_->teardown();
+    }
     tech_.reset();
     current_ = nullptr;
   }
@@ -60,27 +65,47 @@ void body(benchmark::State& state, const Case* c, std::string variant) {
     return;
   }
   const int nranks = comm::size();
-  t->run(variant);  // warm-up: first touch, caches, lazy library init
-  Kokkos::fence();
+  const std::string& name = c->tech->info.name;
+  {
+    heartbeat::Call hb(name, "run");
+    t->run(variant);  // warm-up: first touch, caches, lazy library init
+    Kokkos::fence();
+  }
   for (auto _ : state) {
     if (nranks > 1) comm::barrier();
     Kokkos::Timer timer;
+    heartbeat::enter(name, "run");
     t->run(variant);
     Kokkos::fence();
+    heartbeat::leave();
     state.SetIterationTime(comm::max(timer.seconds()));
   }
   const Counts k = t->counts(c->params, nranks);
   using C = benchmark::Counter;
+<<<<<<< HEAD
   state.counters["FLOPS"] = C(k.flops, C::kIsIterationInvariantRate);  // 0 for pure data movement
   state.counters["flop"] = k.flops;
   state.counters["bytes"] = k.bytes();
   state.counters["AI"] = k.intensity();
+=======
+  // Zero counters are left out: Google Benchmark's cv aggregate of a counter
+  // whose mean is 0 is NaN, which it writes as a bare nan, not valid JSON.
+  if (k.flops > 0) {
+    state.counters["FLOPS"] = C(k.flops, C::kIsIterationInvariantRate);
+    state.counters["flop"] = k.flops;
+  }
+  if (k.bytes() > 0) {
+    state.counters["bytes"] = k.bytes();
+    state.SetBytesProcessed(static_cast<int64_t>(k.bytes()) * state.iterations());
+  }
+  if (k.intensity() > 0) state.counters["AI"] = k.intensity();
+>>>>>>> feat-harness
   state.counters["ranks"] = nranks;
   state.counters["threads"] = kx::concurrency();
-  state.SetBytesProcessed(static_cast<int64_t>(k.bytes()) * state.iterations());
   std::map<std::string, double> extra;
   t->report_counters(variant, extra);
-  for (auto& [name, value] : extra) state.counters[name] = value;
+  for (auto& [name, value] : extra)
+    if (value != 0) state.counters[name] = value;
   state.SetLabel(c->params.label());
 }
 
@@ -104,6 +129,7 @@ int run_benchmarks(const std::vector<Case>& cases, const BenchOptions& opt) {
   for (auto& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
   benchmark::Initialize(&argc, argv.data());
+  heartbeat::start();
   for (auto& [k, v] : opt.context) benchmark::AddCustomContext(k, v);
 
   auto min_of = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };

@@ -26,6 +26,7 @@ std::vector<Case> select_cases(const Filter& f, int nranks, std::vector<std::str
     const bool named = contains(f.techniques, r.info.name);
     if (!f.techniques.empty() && !named) continue;
     if (!f.families.empty() && !contains(f.families, r.info.family) && !named) continue;
+    if (r.info.test_only && !named) continue;
     auto proto = r.make();
     auto available = proto->available_variants();
     std::vector<std::string> variants;

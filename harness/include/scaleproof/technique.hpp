@@ -50,6 +50,9 @@ struct Tolerance {
   double roof_max = 1.15;      // and <= roof_max x attainable (above means the counts are wrong)
   double min_vs_baseline = 0;  // project variant throughput / baseline throughput
   double prediction_rel = 0.15;  // |measured - predicted| / predicted for model predictions
+  // `scaleproof scale`: measured speedup / fitted-law speedup must lie in
+  // [1 - scaling_band, 1 + scaling_band] at every timed point.
+  double scaling_band = 0.10;
 };
 
 struct Info {
@@ -63,6 +66,12 @@ struct Info {
   Tolerance tol;
   std::string roof_probe;  // "bandwidth" or "peak": this technique measures a machine roof
   std::string source;      // citation for the prediction (../shared/MODELS.md section)
+  // Weak scaling (`scaleproof scale --mode weak`): the integer parameter
+  // multiplied by the rank (or thread) count. Empty = the first integer parameter.
+  std::string weak_scale_param;
+  // Test-only techniques (harness self-tests) run only when named with
+  // --technique, never through a family or the default selection.
+  bool test_only = false;
 };
 
 // What the runner measured for one (technique, variant, params) case.

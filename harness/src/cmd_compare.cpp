@@ -1,0 +1,65 @@
+// `scaleproof compare A B`: the regression gate between two results folders.
+// Exit 1 when a case is slower than A by more than the threshold.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
+
+#include "results.hpp"
+#include "results_compare.hpp"
+#include "scaleproof/comm.hpp"
+#include "scaleproof/registry.hpp"
+
+namespace sp {
+
+namespace {
+
+struct CompareArgs {
+  std::string a, b, json_out;
+  double threshold = 0.10;
+};
+
+int run_compare(const CompareArgs& o) {
+  const auto rows = compare_timings(read_timings(o.a), read_timings(o.b), o.threshold);
+  bool common = false;
+  for (auto& r : rows) common = common || (r.status != "only in A" && r.status != "only in B");
+  if (!common) throw InputError("nothing to compare: no technique and parameter set is in both folders");
+  if (comm::rank() != 0) return 0;
+  std::printf("A: %s\nB: %s\nratio = time B / time A; regression above %.3g\n\n", o.a.c_str(), o.b.c_str(),
+              1 + o.threshold);
+  std::printf("%-72s %12s %12s %8s  %s\n", "technique/variant/params", "A (s)", "B (s)", "B/A", "status");
+  int regressions = 0;
+  nlohmann::json j = nlohmann::json::array();
+  for (auto& r : rows) {
+    std::printf("%-72s %12.4g %12.4g %8.3f  %s\n", r.key.c_str(), r.a, r.b, r.ratio, r.status.c_str());
+    regressions += r.status == "REGRESSION";
+    j.push_back({{"key", r.key}, {"a_s", r.a}, {"b_s", r.b}, {"ratio", r.ratio}, {"status", r.status}});
+  }
+  if (regressions) {
+    std::printf("\n%d regression(s) beyond %.0f%%:\n", regressions, 100 * o.threshold);
+    for (auto& r : rows)
+      if (r.status == "REGRESSION") std::printf("  %s: %.3fx slower\n", r.key.c_str(), r.ratio);
+  } else {
+    std::printf("\nno regression beyond %.0f%%\n", 100 * o.threshold);
+  }
+  if (!o.json_out.empty())
+    write_file_atomic(o.json_out, nlohmann::json{{"a", o.a}, {"b", o.b}, {"threshold", o.threshold}, {"rows", j}}.dump(2) + "\n");
+  return regressions ? 1 : 0;
+}
+
+Registry::Command hook(CLI::App& app) {
+  auto o = std::make_shared<CompareArgs>();
+  auto* c = app.add_subcommand("compare", "Time ratios between two results folders; regressions make the exit code 1");
+  c->add_option("a", o->a, "Baseline results folder")->required();
+  c->add_option("b", o->b, "New results folder")->required();
+  c->add_option("--threshold", o->threshold, "Relative slowdown counted as a regression")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  c->add_option("--json", o->json_out, "Also write the comparison as JSON to this file");
+  return {c, [o] { return run_compare(*o); }};
+}
+
+SP_REGISTER_COMMAND(hook);
+
+}  // namespace
+
+}  // namespace sp

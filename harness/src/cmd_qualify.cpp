@@ -1,0 +1,98 @@
+// `scaleproof qualify --profile FILE`: runs the suite (a child `scaleproof
+// run` under the watchdog) or reads an existing results folder (--results),
+// judges each criterion of the machine profile, and writes
+// qualification.json, qualification.md and junit.xml into a results folder.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "heartbeat.hpp"
+#include "launch.hpp"
+#include "manifest.hpp"
+#include "qualify.hpp"
+#include "report.hpp"
+#include "results.hpp"
+#include "scaleproof/comm.hpp"
+#include "scaleproof/kokkos_compat.hpp"
+#include "scaleproof/registry.hpp"
+
+namespace fs = std::filesystem;
+
+namespace sp {
+
+namespace {
+
+struct QualifyArgs {
+  std::string profile, results, junit, out = "results", name, size = "small";
+  double min_time = 0.2, timeout_s = 3600;
+  int repetitions = 3;
+};
+
+int run_qualify(const QualifyArgs& o) {
+  if (comm::size() > 1) throw InputError("run `scaleproof qualify` as one process");
+  const Profile profile = load_profile(o.profile);
+  if (!o.results.empty() && !fs::is_directory(o.results)) throw InputError("no results folder at " + o.results);
+  parse_size(o.size);
+  ResultsDir dir(o.out, o.name);
+  std::string source = o.results;
+  std::string run_failure;
+  if (source.empty()) {
+    // The suite runs as a child so that a hang or crash ends in a report, not in a stuck CI job.
+    const std::string hb = dir.path("run.heartbeat");
+    std::printf("qualify: running the suite (scaleproof run --size %s), log %s\n", o.size.c_str(), "run.log");
+    std::fflush(stdout);
+    auto r = run_with_watchdog({self_exe(), "run", "--size", o.size, "--out", dir.path(""), "--name", "run",
+                                "--min-time", std::to_string(o.min_time), "-r", std::to_string(o.repetitions)},
+                               {{"SP_HEARTBEAT_DIR", hb}}, dir.path("run.log"), o.timeout_s);
+    source = dir.path("run");
+    if (!fs::is_directory(source)) run_failure = "the suite run failed: " + r.describe() + ": " + heartbeat::diagnose(hb, 1);
+    else fs::remove_all(hb);
+  }
+  auto results = fs::is_directory(source) ? qualify(profile, source) : std::vector<CriterionResult>{};
+  if (!run_failure.empty()) {
+    Criterion c{"suite run completed", "run"};
+    results.insert(results.begin(), {c, "FAIL", 0, run_failure});
+  }
+  auto j = to_json(profile, results);
+  j["results"] = o.results.empty() ? "run" : fs::absolute(o.results).string();
+  j["profile"] = fs::absolute(o.profile).string();
+  dir.write_json("qualification.json", j);
+  const std::string xml = junit_xml(profile, results);
+  dir.write_text("junit.xml", xml);
+  dir.write_text("qualification.md", qualification_markdown(profile, results));
+  dir.write_json("manifest.json", collect_manifest({process_command_line(), 1, kx::concurrency()}));
+  dir.write_text("report.md", render_report(dir.path("")));
+  const std::string final_path = dir.commit();
+  if (!o.junit.empty()) write_file_atomic(o.junit, xml);
+
+  int failed = 0;
+  for (auto& r : results) {
+    std::printf("%-4s %-28s %s\n", r.status.c_str(), r.c.name.c_str(), r.detail.c_str());
+    failed += r.status == "FAIL";
+  }
+  std::printf("%s: %d of %zu criteria failed\nresults: %s\n", profile.machine.c_str(), failed, results.size(),
+              final_path.c_str());
+  return failed ? 1 : 0;
+}
+
+Registry::Command hook(CLI::App& app) {
+  auto o = std::make_shared<QualifyArgs>();
+  auto* c = app.add_subcommand("qualify", "Judge a machine against a profile of thresholds; pass/fail and JUnit XML");
+  c->add_option("--profile", o->profile, "Machine profile (JSON), e.g. docs/profiles/cpu-2core.json")->required();
+  c->add_option("--results", o->results, "Judge this existing `run` results folder instead of running the suite");
+  c->add_option("--junit", o->junit, "Also write the JUnit XML to this file");
+  c->add_option("--size,-s", o->size, "Parameter-set size of the suite run")->capture_default_str();
+  c->add_option("--min-time", o->min_time, "Seconds per benchmark repetition")->check(CLI::PositiveNumber)->capture_default_str();
+  c->add_option("--repetitions,-r", o->repetitions, "Benchmark repetitions")->check(CLI::Range(1, 1000))->capture_default_str();
+  c->add_option("--timeout", o->timeout_s, "Watchdog: seconds for the suite run")->check(CLI::PositiveNumber)->capture_default_str();
+  c->add_option("--out,-o", o->out, "Parent folder for the results folder")->capture_default_str();
+  c->add_option("--name", o->name, "Results folder name (default: UTC timestamp)");
+  return {c, [o] { return run_qualify(*o); }};
+}
+
+SP_REGISTER_COMMAND(hook);
+
+}  // namespace
+
+}  // namespace sp

@@ -1,0 +1,39 @@
+#pragma once
+// Per-rank heartbeat for the watchdog of `scaleproof scale` / `qualify`.
+// When SP_HEARTBEAT_DIR is set, each rank maps a small file
+// <dir>/rank<R>.hb and records, with plain memory stores (cheap enough for
+// every timed call), which technique and phase it is in and how many
+// technique calls it entered and left. After a launch is killed, the parent
+// reads the files: a rank that entered a call it never left is the one that
+// hung or died; the others were waiting for it.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sp::heartbeat {
+
+struct Beat {
+  char technique[96];
+  char phase[16];     // setup | run | check | teardown
+  char mpi[32];       // the blocking MPI call the rank is in ("" = none; see heartbeat_mpi.cpp)
+  uint64_t entered;   // technique calls entered
+  uint64_t left;      // technique calls returned
+  int32_t rank;
+  int32_t pid;
+};
+
+void start();  // no-op unless SP_HEARTBEAT_DIR is set; idempotent
+void enter(const std::string& technique, const char* phase);
+void leave();
+
+// RAII: enter on construction, leave on destruction (not reached if the call hangs or dies).
+struct Call {
+  Call(const std::string& technique, const char* phase) { enter(technique, phase); }
+  ~Call() { leave(); }
+};
+
+std::vector<Beat> read_all(const std::string& dir);  // sorted by rank
+// One line naming the rank(s) stuck inside a technique call, or saying none was.
+std::string diagnose(const std::string& dir, int nranks);
+
+}  // namespace sp::heartbeat

@@ -1,0 +1,170 @@
+#include "launch.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "scaleproof/params.hpp"
+
+extern char** environ;
+
+namespace sp {
+
+std::vector<int> parse_counts(const std::string& list, const std::string& what) {
+  std::vector<int> out;
+  std::stringstream ss(list);
+  std::string item;
+  if (list.empty()) throw InputError("empty " + what + " list");
+  while (std::getline(ss, item, ',')) {
+    size_t pos = 0;
+    int v = 0;
+    try {
+      v = std::stoi(item, &pos);
+    } catch (...) {
+      pos = 0;
+    }
+    if (item.empty() || pos != item.size()) throw InputError("bad " + what + " list '" + list + "': '" + item + "' is not an integer");
+    if (v < 1) throw InputError("bad " + what + " list '" + list + "': counts must be >= 1");
+    if (std::count(out.begin(), out.end(), v)) throw InputError("bad " + what + " list '" + list + "': " + item + " repeated");
+    out.push_back(v);
+  }
+  if (list.back() == ',') throw InputError("bad " + what + " list '" + list + "': trailing comma");
+  return out;
+}
+
+static bool executable_on_path(const std::string& prog) {
+  namespace fs = std::filesystem;
+  if (prog.find('/') != std::string::npos) return access(prog.c_str(), X_OK) == 0;
+  const char* path = std::getenv("PATH");
+  std::stringstream ss(path ? path : "");
+  std::string dir;
+  while (std::getline(ss, dir, ':'))
+    if (!dir.empty() && access((fs::path(dir) / prog).c_str(), X_OK) == 0) return true;
+  return false;
+}
+
+Launcher Launcher::from(const std::string& spec) {
+  std::string s = spec;
+  if (s.empty()) s = std::getenv("SLURM_JOB_ID") ? "srun -n {n}" : "mpiexec -n {n}";
+  Launcher l;
+  std::stringstream ss(s);
+  std::string w;
+  while (ss >> w) l.words.push_back(w);
+  if (l.words.empty()) throw InputError("empty launcher command");
+  bool has_n = false;
+  for (auto& x : l.words) has_n = has_n || x.find("{n}") != std::string::npos;
+  if (!has_n) throw InputError("launcher '" + s + "' has no {n} where the rank count goes");
+  if (!executable_on_path(l.words[0])) throw InputError("unknown launcher '" + l.words[0] + "': not found on PATH");
+  return l;
+}
+
+std::vector<std::string> Launcher::argv(int nranks) const {
+  std::vector<std::string> out;
+  for (auto w : words) {
+    for (size_t p; (p = w.find("{n}")) != std::string::npos;) w.replace(p, 3, std::to_string(nranks));
+    out.push_back(w);
+  }
+  return out;
+}
+
+std::string Launcher::text() const {
+  std::string s;
+  for (auto& w : words) s += (s.empty() ? "" : " ") + w;
+  return s;
+}
+
+bool Launcher::local() const {
+  const std::string prog = std::filesystem::path(words[0]).filename();
+  return prog.rfind("mpiexec", 0) == 0 || prog.rfind("mpirun", 0) == 0;
+}
+
+std::string LaunchResult::describe() const {
+  char buf[96];
+  if (timed_out) std::snprintf(buf, sizeof buf, "timed out after %.0f s", seconds);
+  else if (signal) std::snprintf(buf, sizeof buf, "killed by signal %d (%s)", signal, strsignal(signal));
+  else std::snprintf(buf, sizeof buf, "exit %d", exit_code);
+  return buf;
+}
+
+// Variables through which MPICH/Hydra, PMIx or Slurm tie a process to its job.
+static bool job_variable(const std::string& name) {
+  for (const char* p : {"PMI_", "PMIX_", "HYDI_", "HYDRA_", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "OMPI_"})
+    if (name.rfind(p, 0) == 0) return true;
+  return false;
+}
+
+LaunchResult run_with_watchdog(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                               const std::string& log, double timeout_s) {
+  using clock = std::chrono::steady_clock;
+  std::vector<std::string> envs;
+  for (char** e = environ; *e; ++e) {
+    std::string kv = *e, key = kv.substr(0, kv.find('='));
+    if (!job_variable(key) && !env.count(key)) envs.push_back(kv);
+  }
+  for (auto& [k, v] : env) envs.push_back(k + "=" + v);
+  std::vector<char*> cargv, cenv;
+  for (auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  for (auto& e : envs) cenv.push_back(const_cast<char*>(e.c_str()));
+  cargv.push_back(nullptr), cenv.push_back(nullptr);
+  const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot write " + log);
+
+  const auto t0 = clock::now();
+  pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    setpgid(0, 0);  // own group: the watchdog kills the launcher and every rank it started
+    dup2(fd, 1), dup2(fd, 2);
+    close(fd);
+    execvpe(cargv[0], cargv.data(), cenv.data());
+    std::fprintf(stderr, "cannot execute %s: %s\n", cargv[0], std::strerror(errno));
+    _exit(127);
+  }
+  setpgid(pid, pid);  // also here: no race with the child's own call
+  close(fd);
+
+  LaunchResult r;
+  int status = 0;
+  auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - t0).count(); };
+  for (;;) {
+    pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid) break;
+    if (elapsed() > timeout_s) {
+      r.timed_out = true;
+      kill(-pid, SIGTERM);
+      for (int i = 0; i < 60 && waitpid(pid, &status, WNOHANG) == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      kill(-pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(-pid, SIGKILL);  // whatever the launcher left behind in its group
+  r.seconds = elapsed();
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  if (r.timed_out) r.signal = 0;
+  return r;
+}
+
+std::string process_command_line() {
+  std::ifstream f("/proc/self/cmdline");
+  std::string s, arg;
+  while (std::getline(f, arg, '\0')) s += (s.empty() ? "" : " ") + arg;
+  return s;
+}
+
+std::string self_exe() { return std::filesystem::read_symlink("/proc/self/exe").string(); }
+
+}  // namespace sp

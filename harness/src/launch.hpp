@@ -1,0 +1,44 @@
+#pragma once
+// Launching child runs for `scaleproof scale` and `qualify`: the rank and
+// thread lists, the MPI launcher command, and a watchdog that gives every
+// launch a timeout and kills its whole process group when it runs out.
+#include <map>
+#include <string>
+#include <vector>
+
+namespace sp {
+
+// "1,2,4" -> {1,2,4}. Throws InputError for an empty list, a non-integer,
+// a count < 1 or a repeated count. `what` names the list in the message.
+std::vector<int> parse_counts(const std::string& list, const std::string& what);
+
+// A launcher command with {n} where the rank count goes: "mpiexec -n {n}"
+// (default), "srun -n {n}" inside a Slurm allocation (SLURM_JOB_ID set).
+struct Launcher {
+  std::vector<std::string> words;  // split on blanks
+  static Launcher from(const std::string& spec);  // "" = default; throws InputError if unusable
+  std::vector<std::string> argv(int nranks) const;
+  std::string text() const;
+  bool local() const;  // mpiexec/mpirun on this node (not srun): oversubscription is predictable
+};
+
+struct LaunchResult {
+  int exit_code = -1;     // the launcher's exit status (when it exited)
+  int signal = 0;         // the signal that ended it (when killed)
+  bool timed_out = false; // the watchdog ended it
+  double seconds = 0;
+  bool ok() const { return !timed_out && signal == 0 && exit_code == 0; }
+  std::string describe() const;  // "exit 0", "exit 3", "killed by signal 9", "timed out after 5 s"
+};
+
+// Runs argv in its own process group with stdout and stderr to `log`,
+// `env` added to the environment (and MPI process-manager variables of this
+// process removed, so a nested launcher starts a fresh job). After
+// `timeout_s` the group gets SIGTERM, then SIGKILL 3 s later.
+LaunchResult run_with_watchdog(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+                               const std::string& log, double timeout_s);
+
+std::string self_exe();  // this executable, for child runs
+std::string process_command_line();  // this process's argv, joined with blanks (for manifests)
+
+}  // namespace sp

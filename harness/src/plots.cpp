@@ -1,0 +1,35 @@
+#include "plots.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "launch.hpp"
+
+namespace fs = std::filesystem;
+
+namespace sp {
+
+std::string draw_plots(const std::string& script, const std::string& dir) {
+  // Debian's interpreter, where python3-matplotlib installs; SP_PYTHON overrides.
+  const char* env = std::getenv("SP_PYTHON");
+  const std::string python = env && *env ? env : "/usr/bin/python3";
+  const std::string path = (fs::path(SP_PLOTS_DIR) / script).string();
+  if (access(python.c_str(), X_OK) != 0) return "plots not drawn: no Python interpreter at " + python;
+  if (!fs::exists(path)) return "plots not drawn: " + path + " is missing";
+  const std::string log = (fs::temp_directory_path() / ("sp-plot-" + std::to_string(getpid()) + ".log")).string();
+  auto r = run_with_watchdog({python, path, dir}, {{"MPLBACKEND", "Agg"}}, log, 120);
+  std::string last;
+  {
+    std::ifstream f(log);
+    for (std::string line; std::getline(f, line);)
+      if (!line.empty()) last = line;
+  }
+  fs::remove(log);
+  if (r.ok()) return "";
+  return "plots not drawn: " + script + " " + r.describe() + (last.empty() ? "" : ": " + last);
+}
+
+}  // namespace sp

@@ -1,0 +1,210 @@
+#include "qualify.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+
+#include "models.hpp"
+#include "results.hpp"
+#include "scaleproof/registry.hpp"
+
+namespace fs = std::filesystem;
+
+namespace sp {
+
+namespace {
+
+const std::set<std::string> kKinds = {"conformance", "roof_fraction", "busbw", "prediction_error"};
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// A kernel class names a family or a technique; "" matches every technique.
+bool in_class(const std::string& cls, const std::string& technique) {
+  if (cls.empty() || cls == technique) return true;
+  auto* r = Registry::get().find(technique);
+  return r && r->info.family == cls;
+}
+
+Criterion parse_criterion(const nlohmann::json& j, const std::string& path, size_t i) {
+  const std::string where = path + ": criterion " + std::to_string(i);
+  if (!j.is_object()) throw InputError(where + " is not an object");
+  static const std::set<std::string> keys = {"name", "kind", "class", "min", "max", "min_GBps", "counter", "optional"};
+  for (auto& [k, v] : j.items())
+    if (!keys.count(k)) throw InputError(where + ": unknown key '" + k + "'");
+  Criterion c;
+  if (!j.contains("kind") || !j["kind"].is_string()) throw InputError(where + ": no \"kind\"");
+  c.kind = j["kind"];
+  if (!kKinds.count(c.kind))
+    throw InputError(where + ": unknown kind '" + c.kind + "' (conformance, roof_fraction, busbw, prediction_error)");
+  c.cls = j.value("class", "");
+  if (!c.cls.empty() && !Registry::get().find(c.cls)) {
+    auto fams = Registry::get().families();
+    if (std::find(fams.begin(), fams.end(), c.cls) == fams.end() && !j.value("optional", false))
+      throw InputError(where + ": unknown class '" + c.cls + "' (a family or technique; mark it optional if not built here)");
+  }
+  const char* key = c.kind == "roof_fraction" ? "min" : c.kind == "busbw" ? "min_GBps" : c.kind == "prediction_error" ? "max" : nullptr;
+  if (key) {
+    if (!j.contains(key) || !j[key].is_number()) throw InputError(where + ": " + c.kind + " needs a number \"" + key + "\"");
+    c.threshold = j[key];
+    if (c.threshold < 0) throw InputError(where + ": \"" + key + "\" must be >= 0");
+  }
+  c.counter = j.value("counter", "busbw");
+  c.optional = j.value("optional", false);
+  c.name = j.value("name", c.kind + (c.cls.empty() ? "" : ":" + c.cls));
+  return c;
+}
+
+CriterionResult no_data(const Criterion& c, const std::string& what) {
+  return {c, c.optional ? "SKIP" : "FAIL", 0, "no " + what + " in the results" + (c.optional ? " (optional)" : "")};
+}
+
+CriterionResult judge_conformance(const Criterion& c, const fs::path& d) {
+  if (!fs::exists(d / "check.json")) return no_data(c, "check.json");
+  int n = 0, failed = 0;
+  std::string first;
+  for (auto& r : read_json((d / "check.json").string())) {
+    if (!in_class(c.cls, r.value("technique", ""))) continue;
+    ++n;
+    if (!r.value("passed", false)) {
+      ++failed;
+      if (first.empty()) first = r.value("technique", "") + " " + r.value("variant", "") + " " + r.value("params", "");
+    }
+  }
+  if (!n) return no_data(c, "conformance case");
+  return {c, failed ? "FAIL" : "PASS", static_cast<double>(failed),
+          std::to_string(n - failed) + " of " + std::to_string(n) + " cases passed" + (failed ? "; first failure: " + first : "")};
+}
+
+CriterionResult judge_roof(const Criterion& c, const fs::path& d) {
+  if (!fs::exists(d / "verdicts.json")) return no_data(c, "verdicts.json");
+  double worst = INFINITY;
+  std::string at;
+  for (auto& v : verdicts_from_json(read_json((d / "verdicts.json").string())))
+    if (v.quantity == "roofline time" && v.status != "INFO" && in_class(c.cls, v.technique) && v.ratio < worst)
+      worst = v.ratio, at = v.technique + " " + v.variant + " " + v.params;
+  if (std::isinf(worst)) return no_data(c, "judged roofline verdict");
+  return {c, worst >= c.threshold ? "PASS" : "FAIL", worst,
+          "lowest fraction of roof " + fmt("%.3f", worst) + " (" + at + "), required >= " + fmt("%.3f", c.threshold)};
+}
+
+CriterionResult judge_busbw(const Criterion& c, const fs::path& d) {
+  if (!fs::exists(d / "bench.json")) return no_data(c, "bench.json");
+  double best = -1;
+  std::string at;
+  for (auto& m : read_measurements(read_json((d / "bench.json").string()))) {
+    auto it = m.m.counters.find(c.counter);
+    if (in_class(c.cls, m.technique) && it != m.m.counters.end() && it->second / 1e9 > best)
+      best = it->second / 1e9, at = m.technique + " " + m.variant + " " + m.params;
+  }
+  if (best < 0) return no_data(c, "'" + c.counter + "' counter");
+  return {c, best >= c.threshold ? "PASS" : "FAIL", best,
+          "peak " + c.counter + " " + fmt("%.3g", best) + " GB/s (" + at + "), required >= " + fmt("%.3g", c.threshold)};
+}
+
+CriterionResult judge_prediction(const Criterion& c, const fs::path& d) {
+  if (!fs::exists(d / "verdicts.json")) return no_data(c, "verdicts.json");
+  double worst = -1;
+  std::string at;
+  // Model predictions: judged verdicts other than the roofline bound and the vendor-baseline ratio.
+  for (auto& v : verdicts_from_json(read_json((d / "verdicts.json").string()))) {
+    if (v.status == "INFO" || v.quantity == "roofline time" || v.quantity.rfind("throughput vs", 0) == 0) continue;
+    if (!in_class(c.cls, v.technique) || v.predicted == 0) continue;
+    const double err = std::fabs(v.measured / v.predicted - 1);
+    if (err > worst) worst = err, at = v.technique + " " + v.quantity + " " + v.params;
+  }
+  if (worst < 0) return no_data(c, "judged model prediction");
+  return {c, worst <= c.threshold ? "PASS" : "FAIL", worst,
+          "largest |measured/predicted - 1| " + fmt("%.3f", worst) + " (" + at + "), allowed <= " + fmt("%.3f", c.threshold)};
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string o;
+  for (char ch : s) {
+    switch (ch) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      case '\'': o += "&apos;"; break;
+      default: o += ch;
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+Profile load_profile(const std::string& path) {
+  const auto j = read_json(path);  // InputError if missing or malformed
+  if (!j.is_object()) throw InputError(path + ": a profile is a JSON object");
+  for (auto& [k, v] : j.items())
+    if (k != "machine" && k != "description" && k != "criteria") throw InputError(path + ": unknown key '" + k + "'");
+  if (!j.contains("machine") || !j["machine"].is_string()) throw InputError(path + ": no \"machine\" name");
+  if (!j.contains("criteria") || !j["criteria"].is_array() || j["criteria"].empty())
+    throw InputError(path + ": no \"criteria\" list");
+  Profile p;
+  p.machine = j["machine"];
+  p.description = j.value("description", "");
+  for (size_t i = 0; i < j["criteria"].size(); ++i) p.criteria.push_back(parse_criterion(j["criteria"][i], path, i));
+  return p;
+}
+
+std::vector<CriterionResult> qualify(const Profile& p, const std::string& dir) {
+  if (!fs::is_directory(dir)) throw InputError("no results folder at " + dir);
+  std::vector<CriterionResult> out;
+  for (auto& c : p.criteria) {
+    if (c.kind == "conformance") out.push_back(judge_conformance(c, dir));
+    else if (c.kind == "roof_fraction") out.push_back(judge_roof(c, dir));
+    else if (c.kind == "busbw") out.push_back(judge_busbw(c, dir));
+    else out.push_back(judge_prediction(c, dir));
+  }
+  return out;
+}
+
+nlohmann::json to_json(const Profile& p, const std::vector<CriterionResult>& rs) {
+  nlohmann::json a = nlohmann::json::array();
+  for (auto& r : rs)
+    a.push_back({{"name", r.c.name}, {"kind", r.c.kind}, {"class", r.c.cls}, {"threshold", r.c.threshold},
+                 {"optional", r.c.optional}, {"status", r.status}, {"value", r.value}, {"detail", r.detail}});
+  return {{"machine", p.machine}, {"description", p.description}, {"criteria", a}};
+}
+
+std::string junit_xml(const Profile& p, const std::vector<CriterionResult>& rs) {
+  int failures = 0, skipped = 0;
+  for (auto& r : rs) failures += r.status == "FAIL", skipped += r.status == "SKIP";
+  const std::string suite = xml_escape("scaleproof qualify " + p.machine);
+  std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"" + suite + "\" tests=\"" +
+                  std::to_string(rs.size()) + "\" failures=\"" + std::to_string(failures) + "\" skipped=\"" +
+                  std::to_string(skipped) + "\">\n  <testsuite name=\"" + suite + "\" tests=\"" +
+                  std::to_string(rs.size()) + "\" failures=\"" + std::to_string(failures) + "\" skipped=\"" +
+                  std::to_string(skipped) + "\" errors=\"0\">\n";
+  for (auto& r : rs) {
+    x += "    <testcase classname=\"qualify." + xml_escape(p.machine) + "\" name=\"" + xml_escape(r.c.name) + "\"";
+    if (r.status == "PASS") x += ">\n      <system-out>" + xml_escape(r.detail) + "</system-out>\n    </testcase>\n";
+    else if (r.status == "SKIP") x += ">\n      <skipped message=\"" + xml_escape(r.detail) + "\"/>\n    </testcase>\n";
+    else x += ">\n      <failure message=\"" + xml_escape(r.detail) + "\"/>\n    </testcase>\n";
+  }
+  return x + "  </testsuite>\n</testsuites>\n";
+}
+
+std::string qualification_markdown(const Profile& p, const std::vector<CriterionResult>& rs) {
+  std::string s = "## Qualification: " + p.machine + "\n\n" + (p.description.empty() ? "" : p.description + "\n\n");
+  s += "| criterion | kind | class | threshold | value | result | detail |\n|---|---|---|---|---|---|---|\n";
+  int pass = 0, fail = 0, skip = 0;
+  for (auto& r : rs) {
+    (r.status == "PASS" ? pass : r.status == "FAIL" ? fail : skip)++;
+    s += "| " + r.c.name + " | " + r.c.kind + " | " + (r.c.cls.empty() ? "all" : r.c.cls) + " | " +
+         fmt("%g", r.c.threshold) + " | " + fmt("%.4g", r.value) + " | " +
+         (r.status == "FAIL" ? "**FAIL**" : r.status) + " | " + r.detail + " |\n";
+  }
+  return s + "\n" + std::to_string(pass) + " PASS, " + std::to_string(fail) + " FAIL, " + std::to_string(skip) +
+         " SKIP. The judged numbers are read from the run's check.json, bench.json and verdicts.json.\n\n";
+}
+
+}  // namespace sp

@@ -1,0 +1,39 @@
+#pragma once
+// Machine qualification: a profile (JSON) declares thresholds for a machine;
+// each criterion is judged from a `scaleproof run` results folder's JSON
+// (check.json, bench.json, verdicts.json) and reported as PASS, FAIL or SKIP,
+// also as JUnit XML for CI. The profile format is in docs/SCALING.md.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace sp {
+
+struct Criterion {
+  std::string name, kind;   // kind: conformance | roof_fraction | busbw | prediction_error
+  std::string cls;          // kernel class: a family or technique name ("" = all)
+  double threshold = 0;     // min (roof_fraction, busbw in GB/s) or max (prediction_error)
+  std::string counter = "busbw";  // busbw: the bench.json counter, bytes/s
+  bool optional = false;    // no data -> SKIP instead of FAIL
+};
+
+struct Profile {
+  std::string machine, description;
+  std::vector<Criterion> criteria;
+};
+
+Profile load_profile(const std::string& path);  // throws InputError naming the problem
+
+struct CriterionResult {
+  Criterion c;
+  std::string status;  // PASS | FAIL | SKIP
+  double value = 0;    // the judged number (worst case over the matching cases)
+  std::string detail;
+};
+
+std::vector<CriterionResult> qualify(const Profile& p, const std::string& results_dir);
+nlohmann::json to_json(const Profile& p, const std::vector<CriterionResult>& r);
+std::string junit_xml(const Profile& p, const std::vector<CriterionResult>& r);
+std::string qualification_markdown(const Profile& p, const std::vector<CriterionResult>& r);
+
+}  // namespace sp

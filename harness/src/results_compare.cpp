@@ -1,0 +1,57 @@
+#include "results_compare.hpp"
+
+#include <filesystem>
+
+#include "models.hpp"
+#include "results.hpp"
+
+namespace fs = std::filesystem;
+
+namespace sp {
+
+std::map<std::string, double> read_timings(const std::string& dir) {
+  const fs::path d(dir);
+  if (!fs::is_directory(d)) throw InputError("no results folder at " + dir);
+  std::map<std::string, double> t;
+  if (fs::exists(d / "bench.json")) {
+    for (auto& c : read_measurements(read_json((d / "bench.json").string())))
+      t[c.technique + "/" + c.variant + "/" + c.params] = c.m.seconds;
+  } else if (fs::exists(d / "sweep.json")) {
+    const auto sweep = read_json((d / "sweep.json").string());
+    try {
+      for (auto& s : sweep.at("series"))
+        for (auto& p : s.at("points"))
+          if (!p.at("oversubscribed").get<bool>())
+            t[sweep.at("technique").get<std::string>() + "/" + s.at("variant").get<std::string>() + "/" +
+              s.at("params").get<std::string>() + " @ " + sweep.at("axis").get<std::string>() + "=" +
+              std::to_string(p.at("n").get<int>())] = p.at("seconds").get<double>();
+    } catch (const nlohmann::json::exception&) {
+      throw InputError(dir + "/sweep.json is not a scaling sweep");
+    }
+  } else {
+    throw InputError(dir + " has neither bench.json nor sweep.json");
+  }
+  return t;
+}
+
+std::vector<CompareRow> compare_timings(const std::map<std::string, double>& a, const std::map<std::string, double>& b,
+                                        double threshold) {
+  std::vector<CompareRow> rows;
+  for (auto& [k, ta] : a) {
+    CompareRow r{k, ta};
+    auto it = b.find(k);
+    if (it == b.end()) {
+      r.status = "only in A";
+    } else {
+      r.b = it->second;
+      r.ratio = ta > 0 ? r.b / ta : 0;
+      r.status = r.ratio > 1 + threshold ? "REGRESSION" : r.ratio < 1 / (1 + threshold) ? "faster" : "same";
+    }
+    rows.push_back(r);
+  }
+  for (auto& [k, tb] : b)
+    if (!a.count(k)) rows.push_back({k, 0, tb, 0, "only in B"});
+  return rows;
+}
+
+}  // namespace sp

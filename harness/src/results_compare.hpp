@@ -1,0 +1,26 @@
+#pragma once
+// `scaleproof compare A B`: per technique, variant and parameter set (and,
+// for scaling folders, per point), the time ratio B / A between two results
+// folders. A ratio above 1 + threshold is a regression (the CI gate).
+#include <map>
+#include <string>
+#include <vector>
+
+namespace sp {
+
+// key -> median seconds. From bench.json (technique/variant/params) or, for a
+// scaling folder, sweep.json's timed points (technique/variant/params @ axis=N;
+// oversubscribed points are not timings and are left out). Throws InputError
+// when the folder has neither.
+std::map<std::string, double> read_timings(const std::string& dir);
+
+struct CompareRow {
+  std::string key;
+  double a = 0, b = 0, ratio = 0;  // ratio = b / a (time: above 1 is slower)
+  std::string status;              // REGRESSION | faster | same | only in A | only in B
+};
+
+std::vector<CompareRow> compare_timings(const std::map<std::string, double>& a, const std::map<std::string, double>& b,
+                                        double threshold);
+
+}  // namespace sp
