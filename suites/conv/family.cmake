@@ -1,0 +1,44 @@
+# oneDNN is the convolution family's CPU vendor baseline (host memory only);
+# cuDNN its GPU one, looked for only in CUDA builds.
+if(SP_ENABLE_ONEDNN)
+  target_link_libraries(${SP_FAMILY_TARGET} PUBLIC DNNL::dnnl)
+  target_compile_definitions(${SP_FAMILY_TARGET} PUBLIC SP_HAVE_ONEDNN)
+endif()
+
+# cuDNN: the GPU vendor baseline. Only looked for in CUDA builds; the
+# variant is compiled there and runs only on a GPU machine.
+if(SP_ENABLE_CUDA)
+  find_path(CUDNN_INCLUDE_DIR cudnn.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include)
+  find_library(CUDNN_LIBRARY cudnn HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/local/cuda/lib64)
+  if(CUDNN_INCLUDE_DIR AND CUDNN_LIBRARY)
+    target_include_directories(${SP_FAMILY_TARGET} PUBLIC ${CUDNN_INCLUDE_DIR})
+    target_link_libraries(${SP_FAMILY_TARGET} PUBLIC ${CUDNN_LIBRARY})
+    target_compile_definitions(${SP_FAMILY_TARGET} PUBLIC SP_HAVE_CUDNN)
+  endif()
+endif()
+
+if(SP_BUILD_TESTS)
+  # Unit tests of the family: closed forms vs counted layers, receptive-field
+  # composition, the checker rejecting a wrong kernel, bad-input validation.
+  include(GoogleTest)
+  add_executable(sp_conv_tests ${CMAKE_CURRENT_LIST_DIR}/tests/test_conv_models.cpp
+                               ${CMAKE_CURRENT_LIST_DIR}/tests/test_conv_check.cpp
+                               ${PROJECT_SOURCE_DIR}/harness/tests/test_main.cpp)
+  target_link_libraries(sp_conv_tests PRIVATE ${SP_FAMILY_TARGET} sp_core GTest::gtest)
+  gtest_discover_tests(sp_conv_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS unit
+    ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false")
+
+  # Bad input: one line on stderr, exit 2, nothing written (harness/tests/cli_test.sh).
+  function(sp_conv_cli name)
+    add_test(NAME cli_conv_${name} COMMAND bash ${PROJECT_SOURCE_DIR}/harness/tests/cli_test.sh
+             $<TARGET_FILE:scaleproof> 2 ${ARGN})
+    set_tests_properties(cli_conv_${name} PROPERTIES LABELS cli ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false")
+  endfunction()
+  sp_conv_cli(stride_zero check --technique conv2d --set stride=0)
+  sp_conv_cli(negative_pad check --technique conv2d --set pad=-1)
+  sp_conv_cli(groups_not_dividing check --technique conv2d --set groups=5)
+  sp_conv_cli(kernel_too_large check --technique conv2d --set kh=40 --set pad=0)
+  sp_conv_cli(depthwise_kernel_too_large bench --technique conv_depthwise --set k=99 --set pad=0)
+  sp_conv_cli(unknown_activation check --technique conv_pointwise --set act=tanh)
+  sp_conv_cli(block_groups_not_dividing run --technique block_group --set g=7)
+endif()

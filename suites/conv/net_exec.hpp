@@ -1,0 +1,161 @@
+#pragma once
+// Allocates and runs a Net: weights filled deterministically (kept on the
+// host too, for the reference), one activation tensor per node, and the
+// convolutions done by one back end: the project's direct kernel, im2col +
+// the project's GEMM, or oneDNN (fp32, host memory). Parameters are counted
+// from what is allocated here, not from a formula.
+#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/conv/block_ops.hpp"
+#include "kernels/conv/conv_direct.hpp"
+#include "kernels/conv/conv_im2col.hpp"
+#include "suites/conv/conv_net.hpp"
+#include "suites/conv/onednn_conv.hpp"
+
+namespace sp::conv {
+
+enum class Backend { direct, im2col, onednn };
+
+// Deterministic inputs with mixed signs, scaled by 1/sqrt(scale_by) so that
+// activations stay O(1) through stacked layers.
+template <class T>
+std::vector<T> fill_values(int64_t count, uint64_t seed, double scale_by) {
+  std::vector<T> v(count);
+  const double k = 1.0 / std::sqrt(scale_by);
+  for (int64_t i = 0; i < count; ++i) {
+    const uint64_t h = (uint64_t(i) + 1) * 0x9E3779B97F4A7C15ull ^ (seed * 0xBF58476D1CE4E5B9ull);
+    v[i] = static_cast<T>(((static_cast<int>((h >> 33) % 201)) - 100) / 100.0 * k);
+  }
+  return v;
+}
+
+template <class T>
+class NetExec {
+ public:
+  NetExec(const Net& net, Backend be, uint64_t seed) : net_(net), be_(be) {
+    const auto& nodes = net_.nodes();
+    w_.resize(nodes.size()), b_.resize(nodes.size()), hw_.resize(nodes.size()), hb_.resize(nodes.size());
+    act_.resize(nodes.size());
+    int64_t col = 0;
+    for (size_t i = 1; i < nodes.size(); ++i) {
+      const Node& nd = nodes[i];
+      act_[i] = Tensor<T>("conv_act", net_.batch(), nd.c, nd.h, nd.w);
+      if (nd.op != Op::conv) continue;
+      const ConvSpec& s = nd.spec;
+      hw_[i] = fill_values<T>(s.weight_count(), seed + 31 * i, double(s.macs_per_output()));
+      w_[i] = Tensor<T>("conv_w", s.c_out, s.cin_g(), s.kh, s.kw);
+      copy_in(w_[i], hw_[i]);
+      if (s.bias) {
+        hb_[i] = fill_values<T>(s.c_out, seed + 31 * i + 7, 4.0);
+        b_[i] = Vec<T>("conv_b", s.c_out);
+        Kokkos::deep_copy(b_[i], Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                                     hb_[i].data(), hb_[i].size()));
+      }
+      const Node& a = nodes[nd.in[0]];
+      col = std::max(col, im2col_rows(s) * im2col_cols(s, a.h, a.w));
+    }
+    if (be_ == Backend::im2col) col_ = Kokkos::View<T**, Kokkos::LayoutRight>("conv_col", 1, col);
+  }
+
+  // Binds the input tensor (its storage must outlive this object).
+  void bind(Tensor<T> x) {
+    act_[0] = x;
+    if (be_ != Backend::onednn) return;
+    if constexpr (std::is_same<T, float>::value) {
+#ifdef SP_HAVE_ONEDNN
+      onednn_.clear();
+      onednn_.resize(act_.size());
+      const auto& nodes = net_.nodes();
+      for (size_t i = 1; i < nodes.size(); ++i) {
+        if (nodes[i].op != Op::conv) continue;
+        const Node& a = nodes[nodes[i].in[0]];
+        onednn_[i] = std::make_unique<OnednnConv>(nodes[i].spec, net_.batch(), a.h, a.w, act_[nodes[i].in[0]].data(),
+                                                  w_[i].data(), b_[i].data(), act_[i].data());
+      }
+#endif
+    }
+  }
+
+  void run() {
+    const auto& nodes = net_.nodes();
+    for (size_t i = 1; i < nodes.size(); ++i) {
+      const Node& nd = nodes[i];
+      switch (nd.op) {
+        case Op::conv: run_conv(i); break;
+        case Op::add: add_act<T>(act_[nd.in[0]], act_[nd.in[1]], act_[i], nd.act); break;
+        case Op::pool: global_avg_pool<T>(act_[nd.in[0]], act_[i]); break;
+        case Op::scale: scale_channels<T>(act_[nd.in[0]], act_[nd.in[1]], act_[i]); break;
+        case Op::concat: {
+          int c0 = 0;
+          for (int x : nd.in) {
+            const int take = std::min(static_cast<int>(act_[x].extent(1)), nd.c - c0);
+            if (take > 0) copy_channels<T>(act_[x], 0, act_[i], c0, take);
+            c0 += take;
+          }
+          break;
+        }
+        case Op::input: break;
+      }
+    }
+  }
+
+  Tensor<T> output() const { return act_.back(); }
+  const Net& net() const { return net_; }
+  const std::vector<T>& host_weights(size_t node) const { return hw_[node]; }
+  const std::vector<T>& host_bias(size_t node) const { return hb_[node]; }
+
+  // Parameters as allocated: every weight and bias element of every layer.
+  int64_t params_allocated() const {
+    int64_t p = 0;
+    for (size_t i = 0; i < w_.size(); ++i) p += static_cast<int64_t>(w_[i].size() + b_[i].size());
+    return p;
+  }
+  std::string onednn_impl() const {
+#ifdef SP_HAVE_ONEDNN
+    if constexpr (std::is_same<T, float>::value)
+      for (auto& o : onednn_)
+        if (o) return o->impl();
+#endif
+    return "";
+  }
+
+ private:
+  static void copy_in(Tensor<T> v, const std::vector<T>& h) {
+    Kokkos::deep_copy(v, Kokkos::View<const T****, Kokkos::LayoutRight, Kokkos::HostSpace,
+                                      Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), v.extent(0), v.extent(1),
+                                                                                v.extent(2), v.extent(3)));
+  }
+
+  void run_conv(size_t i) {
+    const Node& nd = net_.nodes()[i];
+    if (be_ == Backend::direct) {
+      conv2d_direct<T>(nd.spec, act_[nd.in[0]], w_[i], b_[i], act_[i]);
+    } else if (be_ == Backend::im2col) {
+      conv2d_im2col<T>(nd.spec, act_[nd.in[0]], w_[i], b_[i], act_[i],
+                       Kokkos::View<T**, Kokkos::LayoutRight>(col_.data(), im2col_rows(nd.spec),
+                                                              im2col_cols(nd.spec, net_.nodes()[nd.in[0]].h,
+                                                                          net_.nodes()[nd.in[0]].w)));
+    } else {
+#ifdef SP_HAVE_ONEDNN
+      if constexpr (std::is_same<T, float>::value) onednn_[i]->run();
+#endif
+    }
+  }
+
+  Net net_;
+  Backend be_;
+  std::vector<Tensor<T>> act_, w_;
+  std::vector<Vec<T>> b_;
+  std::vector<std::vector<T>> hw_, hb_;
+  Kokkos::View<T**, Kokkos::LayoutRight> col_;
+#ifdef SP_HAVE_ONEDNN
+  std::vector<std::unique_ptr<OnednnConv>> onednn_;
+#endif
+};
+
+}  // namespace sp::conv
