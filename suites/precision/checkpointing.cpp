@@ -14,6 +14,7 @@
 #include "kernels/precision/block_stack.hpp"
 #include "scaleproof/compare.hpp"
 #include "scaleproof/registry.hpp"
+#include "suites/precision/timing.hpp"
 
 namespace {
 
@@ -133,21 +134,9 @@ class Checkpointing : public sp::Technique {
     out["stored_buffers"] = double(stack_->stored_after_forward());
     out["peak_buffers"] = double(stack_->peak_buffers());
     out["peak_activation_bytes"] = double(stack_->peak_buffers()) * stack_->bytes_per_buffer();
-    // Time of one forward and one keep-all step, for the recomputation model (median of 5).
-    auto median_time = [&](auto f) {
-      std::vector<double> t;
-      for (int r = 0; r < 5; ++r) {
-        Kokkos::fence();
-        Kokkos::Timer timer;
-        f();
-        Kokkos::fence();
-        t.push_back(timer.seconds());
-      }
-      std::sort(t.begin(), t.end());
-      return t[2];
-    };
-    out["t_forward"] = median_time([&] { stack_->forward_only(); });
-    out["t_keep_all"] = median_time([&] { stack_->train_step(0); });
+    // Time of one forward and one keep-all step, for the recomputation model.
+    out["t_forward"] = median_seconds([&] { stack_->forward_only(); });
+    out["t_keep_all"] = median_seconds([&] { stack_->train_step(0); });
   }
 
   void predict(const sp::Params& p, const std::string& variant, const sp::Measurement& m, const sp::Machine& machine,

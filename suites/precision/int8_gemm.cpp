@@ -16,6 +16,7 @@
 #include "reference/precision/quant_ref.hpp"
 #include "scaleproof/compare.hpp"
 #include "scaleproof/registry.hpp"
+#include "suites/precision/timing.hpp"
 
 namespace {
 
@@ -189,9 +190,9 @@ class Int8Gemm : public sp::Technique {
       out["C_err_ratio_tensor_over_channel"] = out["C_rel_err_tensor"] / out["C_rel_err_channel"];
     // Speed: the same kernel in fp32 on the unquantized matrices, and the project's tuned fp32 GEMM.
     Mat<float> c32("C32", M_, N_);
-    out["t_int8"] = median_time([&] { run(""); });
-    out["t_fp32_same_kernel"] = median_time([&] { sp::kernels::gemm_lowp<float, float>(A_, B_, c32); });
-    out["t_fp32_gemm_tiled"] = median_time([&] { sp::kernels::gemm_tiled<float>(A_, B_, c32); });
+    out["t_int8"] = pr::median_seconds([&] { run(""); });
+    out["t_fp32_same_kernel"] = pr::median_seconds([&] { sp::kernels::gemm_lowp<float, float>(A_, B_, c32); });
+    out["t_fp32_gemm_tiled"] = pr::median_seconds([&] { sp::kernels::gemm_tiled<float>(A_, B_, c32); });
   }
 
   void predict(const sp::Params& p, const std::string& variant, const sp::Measurement& m, const sp::Machine& machine,
@@ -256,19 +257,6 @@ class Int8Gemm : public sp::Technique {
         num += std::pow(double(h(i, j)) - double(s), 2), den += double(s) * double(s);
       }
     return den > 0 ? std::sqrt(num / den) : 0;
-  }
-  template <class F>
-  static double median_time(F f) {
-    std::vector<double> t;
-    for (int r = 0; r < 5; ++r) {
-      Kokkos::fence();
-      Kokkos::Timer timer;
-      f();
-      Kokkos::fence();
-      t.push_back(timer.seconds());
-    }
-    std::sort(t.begin(), t.end());
-    return t[2];
   }
 
   int M_ = 0, N_ = 0, K_ = 0;
