@@ -1,0 +1,57 @@
+#pragma once
+// Low-precision GEMM with wide accumulation: C = A * B where A and B are
+// stored in a narrow type S (fp32, fp16, bf16 or int8) and every product is
+// accumulated in the type of C (fp32 for floating storage, int32 for int8),
+// as tensor cores and int8 dot-product instructions do (Micikevicius et al.
+// 2018; seed 003 for int8 -> int32).
+//
+// One team per row block; each row of C is accumulated in place while the
+// rows of B stream past it, so the innermost loop is contiguous in B and C
+// (it vectorises, conversion included) and a KC-deep panel of B is reused by
+// every row of the block from cache.
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+
+#include "kernels/precision/float16.hpp"
+
+namespace sp::kernels {
+
+// Widening conversion of one stored element into the accumulator type.
+template <class Acc>
+struct Widen;
+template <>
+struct Widen<float> {
+  template <class S>
+  KOKKOS_INLINE_FUNCTION static float of(S x) { return sp::precision::to_f32(x); }
+};
+template <>
+struct Widen<int32_t> {
+  KOKKOS_INLINE_FUNCTION static int32_t of(int8_t x) { return x; }
+};
+
+template <class S, class Acc>
+void gemm_lowp(Kokkos::View<const S**, Kokkos::LayoutRight> A, Kokkos::View<const S**, Kokkos::LayoutRight> B,
+               Kokkos::View<Acc**, Kokkos::LayoutRight> C) {
+  constexpr int MB = 8, KC = 128;  // rows per work item, K panel depth
+  const int M = static_cast<int>(C.extent(0)), N = static_cast<int>(C.extent(1)), K = static_cast<int>(A.extent(1));
+  const int blocks = (M + MB - 1) / MB;
+  Kokkos::parallel_for(
+      "gemm_lowp", Kokkos::RangePolicy<>(0, blocks), KOKKOS_LAMBDA(const int b) {
+        const int i0 = b * MB, i1 = i0 + MB < M ? i0 + MB : M;
+        for (int i = i0; i < i1; ++i)
+          for (int j = 0; j < N; ++j) C(i, j) = Acc(0);
+        for (int k0 = 0; k0 < K; k0 += KC) {
+          const int k1 = k0 + KC < K ? k0 + KC : K;
+          for (int i = i0; i < i1; ++i) {
+            Acc* c = &C(i, 0);
+            for (int k = k0; k < k1; ++k) {
+              const Acc a = Widen<Acc>::of(A(i, k));
+              const S* brow = &B(k, 0);
+              for (int j = 0; j < N; ++j) c[j] += a * Widen<Acc>::of(brow[j]);
+            }
+          }
+        }
+      });
+}
+
+}  // namespace sp::kernels

@@ -1,0 +1,191 @@
+// Seed 001's point, measured on real parameters: an SGD update lr*g smaller
+// than half the fp16 spacing at w vanishes when the weights themselves are
+// fp16 ("pure fp16" training), and survives when it is accumulated into fp32
+// master weights that are rounded to fp16 only for the next forward pass
+// (MODELS.md "Mixed precision", Micikevicius et al. 2018, section 3.1).
+// The parameters are the MLP's initial weights, g its real fp32 gradient.
+#include <Kokkos_Core.hpp>
+#include <cmath>
+
+#include "kernels/precision/float16.hpp"
+#include "kernels/precision/mlp.hpp"
+#include "reference/precision/float16_ref.hpp"
+#include "scaleproof/compare.hpp"
+#include "scaleproof/registry.hpp"
+#include "suites/precision/mlp_problem.hpp"
+
+namespace {
+
+using namespace sp::precision;
+using sp::reference::kBinary16;
+
+// Half the fp16 spacing on the side of w that an update of sign `down` moves to.
+double half_spacing16(double w, bool toward_zero) {
+  const double a = std::fabs(w);
+  int e2;
+  std::frexp(a, &e2);
+  int e = std::max(e2 - 1, -14);
+  if (toward_zero && a == std::ldexp(1.0, e) && e > -14) --e;  // below a power of two the grid is finer
+  return std::ldexp(1.0, e - 10) / 2;
+}
+
+class Fp16Underflow : public sp::Technique {
+ public:
+  Fp16Underflow() : Technique(describe()) {}
+
+  static sp::Info describe() {
+    sp::Info i;
+    i.name = "fp16_underflow";
+    i.family = "precision";
+    i.summary = "updates lr*g below fp16 resolution: pure fp16 weights vs fp32 master weights";
+    auto set = [](int d, int h, int steps) {
+      return sp::Params{{"D", std::to_string(d)}, {"H", std::to_string(h)}, {"steps", std::to_string(steps)},
+                        {"lr", "0.0001"}};
+    };
+    i.param_sets = {{sp::Size::conformance, set(12, 24, 30)},
+                    {sp::Size::small, set(256, 512, 100)},
+                    {sp::Size::medium, set(1024, 1024, 100)},
+                    {sp::Size::large, set(2048, 4096, 100)}};
+    i.variants = {"master", "pure_fp16"};
+    i.tol.roof_min = 0.0;  // a streaming update: reported on the roofline, not judged
+    i.source = "MODELS.md Mixed precision (Micikevicius et al. 2018)";
+    return i;
+  }
+
+  void validate(const sp::Params& p, int nranks) const override {
+    Technique::validate(p, nranks);
+    const double lr = p.d("lr");
+    if (!(lr > 0) || !std::isfinite(lr)) throw sp::InputError("fp16_underflow: lr must be a finite number > 0");
+  }
+
+  sp::Counts counts(const sp::Params& p, int) const override {
+    const double n = double(p.i("D")) * p.i("H") + double(p.i("H")) * kOut, k = p.i("steps");
+    sp::Counts c;
+    c.flops = k * n;  // one subtraction per parameter per step
+    c.bytes_read = k * n * 2 * 4;
+    c.bytes_written = k * n * 4;
+    c.dtype = "fp32";
+    return c;
+  }
+
+  void setup(const sp::Params& p, int) override {
+    steps_ = p.i("steps");
+    auto prob = make_mlp_problem(kBatch, p.i("D"), p.i("H"), kOut);
+    // The real gradient of the loss at the initial weights, in fp32.
+    Mlp<float> net({kBatch, prob.D, prob.H, kOut}, prob.x, prob.y, prob.w1, prob.w2);
+    net.forward();
+    net.backward(1.0);
+    w_ = prob.w1;
+    w_.insert(w_.end(), prob.w2.begin(), prob.w2.end());
+    for (int l = 0; l < 2; ++l) {
+      auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), net.grad(l));
+      for (size_t i = 0; i < g.extent(0); ++i) u_.push_back(static_cast<float>(p.d("lr")) * g(i));
+    }
+    const size_t n = w_.size();
+    master_ = Kokkos::View<float*>("master", n);
+    upd_ = Kokkos::View<float*>("upd", n);
+    w16_ = Kokkos::View<fp16_t*>("w16", n);
+    upd16_ = Kokkos::View<fp16_t*>("upd16", n);
+    Kokkos::deep_copy(upd_, Kokkos::View<const float*, Kokkos::HostSpace>(u_.data(), n));
+    auto hu = Kokkos::create_mirror_view(upd16_);
+    for (size_t i = 0; i < n; ++i) hu(i) = fp16_t::from_float(u_[i]);  // pure fp16 holds lr*g in fp16
+    Kokkos::deep_copy(upd16_, hu);
+  }
+
+  void run(const std::string& variant) override {
+    const size_t n = w_.size();
+    Kokkos::deep_copy(master_, Kokkos::View<const float*, Kokkos::HostSpace>(w_.data(), n));
+    auto m = master_;
+    auto w16 = w16_;
+    auto u = upd_;
+    auto u16 = upd16_;
+    Kokkos::parallel_for("cast", n, KOKKOS_LAMBDA(const int64_t i) { w16(i) = fp16_t::from_float(m(i)); });
+    for (int64_t s = 0; s < steps_; ++s) {
+      if (variant == "pure_fp16")  // each fp16 operation computed in fp32 and rounded to fp16
+        Kokkos::parallel_for(
+            "sgd_fp16", n, KOKKOS_LAMBDA(const int64_t i) {
+              w16(i) = fp16_t::from_float(w16(i).to_float() - u16(i).to_float());
+            });
+      else
+        Kokkos::parallel_for("sgd_master", n, KOKKOS_LAMBDA(const int64_t i) { m(i) -= u(i); });
+    }
+    if (variant != "pure_fp16")  // the fp16 copy the next forward pass would use
+      Kokkos::parallel_for("cast", n, KOKKOS_LAMBDA(const int64_t i) { w16(i) = fp16_t::from_float(m(i)); });
+  }
+
+  sp::CheckResult check(const std::string& variant) override {
+    // Bit-exact against plain loops with the reference fp16 encoder.
+    auto h16 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w16_);
+    sp::Comparator cmp("fp16 weights bit-exact vs reference rounding");
+    for (size_t i = 0; i < w_.size(); ++i) {
+      uint16_t want;
+      if (variant == "pure_fp16") {
+        want = sp::reference::encode16(w_[i], kBinary16);
+        const float du = static_cast<float>(sp::reference::decode16(sp::reference::encode16(u_[i], kBinary16), kBinary16));
+        for (int64_t s = 0; s < steps_; ++s)
+          want = sp::reference::encode16(static_cast<float>(sp::reference::decode16(want, kBinary16)) - du, kBinary16);
+      } else {
+        float m = w_[i];
+        for (int64_t s = 0; s < steps_; ++s) m -= u_[i];
+        want = sp::reference::encode16(m, kBinary16);
+      }
+      cmp.add(h16(i).bits == want ? 0 : 1, 0, 0);
+    }
+    return cmp.result();
+  }
+
+  void report_counters(const std::string& variant, std::map<std::string, double>& out) override {
+    auto h16 = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), w16_);
+    double changed = 0, predicted = 0;
+    const bool pure = variant == "pure_fp16";
+    for (size_t i = 0; i < w_.size(); ++i) {
+      const uint16_t w0 = fp16_t::from_float(w_[i]).bits;
+      changed += h16(i).bits != w0;
+      // Rule: the fp16 weight moves iff the total update reaching it exceeds half the
+      // spacing there; pure fp16 applies one rounded update at a time (each must
+      // exceed it), the master accumulates steps * lr*g before rounding once.
+      const double w = fp16_t::from_float(w_[i]).to_float();
+      const double upd = pure ? fp16_t::from_float(u_[i]).to_float() : double(steps_) * u_[i];
+      const bool toward_zero = (w > 0) == (upd > 0);
+      predicted += std::fabs(upd) > half_spacing16(w, toward_zero);
+    }
+    out["params"] = double(w_.size());
+    out["changed_fp16"] = changed;
+    out["predicted_changed"] = predicted;
+    double below = 0;  // updates under half an fp16 spacing: lost to pure fp16 in every step
+    for (size_t i = 0; i < w_.size(); ++i) {
+      const double w = fp16_t::from_float(w_[i]).to_float();
+      below += std::fabs(u_[i]) < half_spacing16(w, (w > 0) == (u_[i] > 0));
+    }
+    out["updates_below_half_ulp"] = below;
+  }
+
+  void predict(const sp::Params& p, const std::string& variant, const sp::Measurement& m, const sp::Machine& machine,
+               std::vector<sp::Verdict>& out) const override {
+    Technique::predict(p, variant, m, machine, out);
+    if (!m.counters.count("changed_fp16")) return;
+    sp::Verdict v{info_.name, variant, p.label(), "parameters changed after the updates", "count"};
+    v.predicted = m.counters.at("predicted_changed");
+    v.measured = m.counters.at("changed_fp16");
+    v.ratio = v.predicted == 0 ? (v.measured == 0 ? 1 : INFINITY) : v.measured / v.predicted;
+    // The rule is exact except for updates landing exactly on a rounding tie.
+    v.band_lo = 0.99, v.band_hi = 1.01;
+    v.status = v.ratio >= v.band_lo && v.ratio <= v.band_hi ? "PASS" : "FAIL";
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%.0f of %.0f parameters changed (%.0f updates below half an fp16 ulp)",
+                  v.measured, m.counters.at("params"), m.counters.at("updates_below_half_ulp"));
+    v.note = buf;
+    out.push_back(v);
+  }
+
+ private:
+  static constexpr int kBatch = 32, kOut = 8;
+  int64_t steps_ = 0;
+  std::vector<float> w_, u_;
+  Kokkos::View<float*> master_, upd_;
+  Kokkos::View<fp16_t*> w16_, upd16_;
+};
+
+SP_REGISTER_TECHNIQUE(Fp16Underflow);
+
+}  // namespace
