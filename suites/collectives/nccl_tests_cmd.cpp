@@ -7,8 +7,9 @@
 //
 // Differences from nccl-tests, on purpose: the collective is a positional
 // argument (all_reduce instead of all_reduce_perf), -a picks algorithms
-// (nccl-tests' -a averages ranks; here the time is always the max over
-// ranks of each rank's mean, as in the rest of the suite).
+// (nccl-tests' -a averages ranks; here each call's time is the max over
+// ranks, as in the rest of the suite), and the time is the median over
+// individually timed calls rather than the mean of back-to-back calls.
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 #include <cmath>
@@ -20,6 +21,7 @@
 
 #include "scaleproof/comm.hpp"
 #include "scaleproof/registry.hpp"
+#include "kernels/collectives/calibrate.hpp"
 #include "kernels/collectives/recursive.hpp"
 #include "selection.hpp"
 #include "suites/collectives/engine.hpp"
@@ -35,25 +37,30 @@ struct Options {
 };
 
 struct Timing {
-  double seconds = 0;      // per call, max over ranks of the rank's mean
+  double seconds = 0;      // per call: median over calls of the max over ranks
   long long wrong = -1;    // -1: not checked
-  std::map<std::string, double> phases;  // per call, max over ranks
+  std::map<std::string, double> phases;  // per call: max over ranks of each rank's median
   std::map<std::string, Traffic> traffic;  // this rank's, last call
 };
 
+// Each call is timed on its own between barriers (max over ranks), and the
+// median over calls is reported: on a shared, oversubscribed machine one
+// descheduled call would dominate nccl-tests' mean of back-to-back calls.
 Timing measure(Engine& e, const std::string& algo, const Options& o) {
   Timing t;
   for (int i = 0; i < o.warmup; ++i) e.run(algo);
-  comm::barrier();
-  std::map<std::string, double> ph;
-  Kokkos::Timer timer;
+  std::vector<double> calls;
+  std::map<std::string, std::vector<double>> ph;
   for (int i = 0; i < o.iters; ++i) {
+    comm::barrier();
+    Kokkos::Timer timer;
     e.run(algo);
-    for (auto& [k, v] : e.phase_seconds()) ph[k] += v;
+    Kokkos::fence();
+    calls.push_back(comm::max(timer.seconds()));
+    for (auto& [k, v] : e.phase_seconds()) ph[k].push_back(v);
   }
-  Kokkos::fence();
-  t.seconds = comm::max(timer.seconds() / o.iters);
-  for (auto& [k, v] : ph) t.phases[k] = comm::max(v / o.iters);
+  t.seconds = median(calls);
+  for (auto& [k, v] : ph) t.phases[k] = comm::max(median(v));
   t.traffic = e.transport().traffic();
   if (o.check) {
     e.reset_inputs();
@@ -120,22 +127,27 @@ int run(const Options& o) {
   }
   if (o.iters < 1 || o.warmup < 0) throw InputError("-n must be >= 1 and -w >= 0");
 
+  // Sizes outer, algorithms inner: the algorithms compared at one size are
+  // measured back to back, under the same background load.
+  if (rank == 0) {
+    std::printf("# scaleproof nccl-tests  %s  ranks: %d  op: %s  type: %s  root: %d  iters: %d  warmup: %d\n",
+                c.name.c_str(), p, c.has_op ? op_name(base.op) : "none", nccl_type_name(base.dtype),
+                c.has_root ? o.root : -1, o.iters, o.warmup);
+    std::printf("# time: median over calls of the slowest rank; busbw = algbw * %.3g (nccl-tests)\n",
+                busbw_factor(c.name, p));
+    std::printf("#%84s%33s%s\n", "out-of-place", "in-place", "  | in-place: ring phases, alpha-beta model, traffic");
+    std::printf("# %12s %12s %6s %5s %4s %-18s %9s %8s %8s %6s %9s %8s %8s %6s  | %9s %9s %9s %7s %11s %11s\n",
+                "size", "count", "type", "redop", "root", "algorithm", "time", "algbw", "busbw", "#wrong", "time",
+                "algbw", "busbw", "#wrong", "rs", "ag", "model", "err", "tx/rank", "formula");
+    std::printf("# %12s %12s %6s %5s %4s %-18s %9s %8s %8s %6s %9s %8s %8s %6s  | %9s %9s %9s %7s %11s %11s\n",
+                "(B)", "(elements)", "", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "",
+                "(us)", "(us)", "(us)", "", "(B)", "(B)");
+  }
   nlohmann::json rows = nlohmann::json::array();
-  for (auto& algo : algos) {
-    const bool model = !o.no_model && !is_vendor(algo);
-    if (rank == 0) {
-      std::printf("#\n# %s  algorithm: %s  ranks: %d  op: %s  type: %s  root: %d  iters: %d  warmup: %d\n",
-                  c.name.c_str(), algo.c_str(), p, c.has_op ? op_name(base.op) : "none", nccl_type_name(base.dtype),
-                  c.has_root ? o.root : -1, o.iters, o.warmup);
-      std::printf("#%72s%33s%s\n", "out-of-place", "in-place", "  | in-place detail");
-      std::printf("# %12s %12s %8s %6s %6s %9s %8s %8s %6s %9s %8s %8s %6s  | %9s %9s %9s %7s %12s %12s\n", "size",
-                  "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw",
-                  "#wrong", "rs", "ag", "model", "err", "tx/rank", "tx formula");
-      std::printf("# %12s %12s %8s %6s %6s %9s %8s %8s %6s %9s %8s %8s %6s  | %9s %9s %9s %7s %12s %12s\n", "(B)",
-                  "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)",
-                  "(us)", "(us)", "", "(B)", "(B)");
-    }
-    for (size_t bytes : sizes) {
+  std::vector<std::string> summary;  // model and traffic at the largest size, per algorithm
+  for (size_t bytes : sizes) {
+    for (auto& algo : algos) {
+      const bool model = !o.no_model && !is_vendor(algo);
       CaseSpec s = base;
       s.count = bytes / elt;
       const double S = static_cast<double>(s.bytes()), F = busbw_factor(c.name, p);
@@ -151,43 +163,58 @@ int run(const Options& o) {
       double tx = 0, tx_formula = 0;
       for (auto& [ph, tr] : t[1].traffic) tx += static_cast<double>(tr.bytes_sent);
       tx = comm::max(tx);
-      for (auto& [ph, b] : traffic_per_rank(c.name, algo, p, S)) tx_formula += b;
+      const auto formula = traffic_per_rank(c.name, algo, p, S);
+      for (auto& [ph, b] : formula) tx_formula += b;
       auto ph = [&](const char* k) { return t[1].phases.count(k) ? t[1].phases.at(k) * 1e6 : NAN; };
+      auto num = [](double v, const char* f) {
+        char buf[32];
+        if (std::isnan(v)) return std::string("-");
+        std::snprintf(buf, sizeof buf, f, v);
+        return std::string(buf);
+      };
+      auto bw = [&](double sec) { return sec > 0 ? S / sec / 1e9 : 0.0; };
       if (rank == 0) {
-        auto bw = [&](double sec) { return sec > 0 ? S / sec / 1e9 : 0.0; };
-        std::printf("  %12zu %12zu %8s %6s %6d %9.1f %8.2f %8.2f %6s %9.1f %8.2f %8.2f %6s  | %9.1f %9.1f %9.1f %+6.1f%% %12.0f %12.0f\n",
+        std::printf("  %12zu %12zu %6s %5s %4d %-18s %9.1f %8.2f %8.2f %6s %9.1f %8.2f %8.2f %6s  | %9s %9s %9s %7s %11.0f %11s\n",
                     s.bytes(), s.count, nccl_type_name(s.dtype), c.has_op ? op_name(s.op) : "none",
-                    c.has_root ? s.root : -1, t[0].seconds * 1e6, bw(t[0].seconds), bw(t[0].seconds) * F,
-                    fmt_wrong(t[0].wrong).c_str(), t[1].seconds * 1e6, bw(t[1].seconds), bw(t[1].seconds) * F,
-                    fmt_wrong(t[1].wrong).c_str(), ph("reduce-scatter"), ph("all-gather"), pred * 1e6,
-                    100 * (t[1].seconds / pred - 1), tx, tx_formula);
+                    c.has_root ? s.root : -1, algo.c_str(), t[0].seconds * 1e6, bw(t[0].seconds),
+                    bw(t[0].seconds) * F, fmt_wrong(t[0].wrong).c_str(), t[1].seconds * 1e6, bw(t[1].seconds),
+                    bw(t[1].seconds) * F, fmt_wrong(t[1].wrong).c_str(), num(ph("reduce-scatter"), "%.1f").c_str(),
+                    num(ph("all-gather"), "%.1f").c_str(), num(pred * 1e6, "%.1f").c_str(),
+                    num(100 * (t[1].seconds / pred - 1), "%+.1f%%").c_str(), tx,
+                    num(formula.empty() && p > 1 ? NAN : tx_formula, "%.0f").c_str());
+        auto opt = [](double v) { return std::isnan(v) ? nlohmann::json() : nlohmann::json(v); };
         rows.push_back({{"collective", c.name}, {"algorithm", algo}, {"ranks", p}, {"size_B", s.bytes()},
                         {"count", s.count}, {"type", nccl_type_name(s.dtype)}, {"op", op_name(s.op)},
                         {"oop_time_us", t[0].seconds * 1e6}, {"oop_wrong", t[0].wrong},
                         {"ip_time_us", t[1].seconds * 1e6}, {"ip_wrong", t[1].wrong},
                         {"algbw_GBps", bw(t[1].seconds)}, {"busbw_GBps", bw(t[1].seconds) * F},
-                        {"rs_us", std::isnan(ph("reduce-scatter")) ? nlohmann::json() : nlohmann::json(ph("reduce-scatter"))},
-                        {"ag_us", std::isnan(ph("all-gather")) ? nlohmann::json() : nlohmann::json(ph("all-gather"))},
+                        {"rs_us", opt(ph("reduce-scatter"))}, {"ag_us", opt(ph("all-gather"))},
                         {"alpha_s", abg.alpha}, {"beta_s_per_B", abg.beta}, {"gamma_s_per_B", abg.gamma},
-                        {"model_us", std::isnan(pred) ? nlohmann::json() : nlohmann::json(pred * 1e6)},
-                        {"tx_per_rank_B", tx}, {"tx_formula_B", tx_formula}});
+                        {"model_us", opt(pred * 1e6)}, {"tx_per_rank_B", tx}, {"tx_formula_B", tx_formula}});
       }
-      if (rank == 0 && model && bytes == sizes.back())
-        std::printf("#   model at %zu B: alpha %.3g us, beta %.4g ns/B (%.2f GB/s), gamma %.4g ns/B (%.2f GB/s)\n",
-                    s.bytes(), abg.alpha * 1e6, abg.beta * 1e9, abg.beta > 0 ? 1e-9 / abg.beta : 0.0,
-                    abg.gamma * 1e9, abg.gamma > 0 ? 1e-9 / abg.gamma : 0.0);
-      if (bytes == sizes.back()) {  // per-phase traffic at the largest size vs the formulas
-        for (auto& [phase, formula] : traffic_per_rank(c.name, algo, p, S)) {
-          auto it = t[1].traffic.find(phase);
-          const double sent = it == t[1].traffic.end() ? 0 : static_cast<double>(it->second.bytes_sent);
-          const double mx = comm::max(sent), all = comm::sum(sent);
-          if (rank == 0)
-            std::printf("#   traffic %-18s sent/rank %12.0f B (formula %12.0f)  all ranks %14.0f B ((p-1)n = %.0f)\n",
-                        phase.c_str(), mx, formula, all, (p - 1) * S);
-        }
+      if (bytes != sizes.back()) continue;
+      char line[256];
+      if (model) {
+        std::snprintf(line, sizeof line,
+                      "#   %s at %zu B: alpha %.3g us, beta %.4g ns/B (%.2f GB/s), gamma %.4g ns/B (%.2f GB/s)",
+                      algo.c_str(), s.bytes(), abg.alpha * 1e6, abg.beta * 1e9, abg.beta > 0 ? 1e-9 / abg.beta : 0.0,
+                      abg.gamma * 1e9, abg.gamma > 0 ? 1e-9 / abg.gamma : 0.0);
+        summary.push_back(line);
+      }
+      for (auto& [phase, f] : formula) {  // per-phase traffic at the largest size vs the formulas
+        auto it = t[1].traffic.find(phase);
+        const double sent = it == t[1].traffic.end() ? 0 : static_cast<double>(it->second.bytes_sent);
+        const double mx = comm::max(sent), all = comm::sum(sent);
+        const int w = std::snprintf(line, sizeof line, "#   %s traffic %-18s sent/rank %12.0f B (formula %12.0f)",
+                                    algo.c_str(), phase.c_str(), mx, f);
+        if (algo == "ring" || algo == "rabenseifner")  // seed 000: each phase moves (p-1)n over all ranks
+          std::snprintf(line + w, sizeof line - w, ", all ranks %13.0f B ((p-1)n = %.0f)", all, (p - 1) * S);
+        summary.push_back(line);
       }
     }
   }
+  if (rank == 0)
+    for (auto& l : summary) std::printf("%s\n", l.c_str());
   if (rank == 0 && !o.json.empty()) {
     std::ofstream f(o.json);
     f << rows.dump(2) << "\n";
