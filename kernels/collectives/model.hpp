@@ -1,0 +1,111 @@
+#pragma once
+// The alpha-beta-gamma (Hockney) model of each algorithm here, and the
+// bandwidth conventions of nccl-tests, from ../shared/MODELS.md
+// ("Collectives"). n is the collective's size S in bytes (the whole buffer,
+// as nccl-tests' size column), p the rank count.
+#include <cmath>
+#include <string>
+
+#include "kernels/collectives/chain.hpp"
+
+namespace sp::coll {
+
+struct AlphaBetaGamma {
+  double alpha = 0;  // seconds per message
+  double beta = 0;   // seconds per byte moved
+  double gamma = 0;  // seconds per byte reduced
+};
+
+inline double ceil_log2(int p) {
+  int l = 0;
+  while ((1 << l) < p) ++l;
+  return l;
+}
+
+// Predicted seconds of one call; NaN when there is no model (vendor code,
+// whose algorithm is the library's choice).
+inline double predict_seconds(const std::string& coll, const std::string& algo, int p, double n,
+                              const AlphaBetaGamma& m) {
+  const double a = m.alpha, b = m.beta, g = m.gamma, f = (p - 1.0) / p, lg = ceil_log2(p);
+  if (p == 1) return 0;
+  if (coll == "all_reduce") {
+    if (algo == "ring") return 2 * (p - 1) * a + 2 * f * n * b + f * n * g;
+    if (algo == "rabenseifner") return 2 * lg * a + 2 * f * n * b + f * n * g;
+    if (algo == "recursive_doubling") return lg * (a + n * b + n * g);
+    if (algo == "param_server") return 2 * (p - 1) * (a + n * b) + (p - 1) * n * g;
+  } else if (coll == "reduce_scatter" && algo == "ring") {
+    return (p - 1) * a + f * n * (b + g);
+  } else if (coll == "all_gather" && algo == "ring") {
+    return (p - 1) * a + f * n * b;
+  } else if (coll == "broadcast" || coll == "reduce") {
+    const double red = coll == "reduce" ? g : 0;
+    if (algo == "binomial") return lg * (a + n * (b + red));
+    if (algo == "ring") {
+      const double k = static_cast<double>(chain_segments(static_cast<size_t>(n)));
+      return (k + p - 2) * (a + (n / k) * (b + red));
+    }
+  }
+  return NAN;
+}
+
+// nccl-tests' bus-bandwidth factor F (busbw = algbw * F; doc/PERFORMANCE.md).
+inline double busbw_factor(const std::string& coll, int p) {
+  if (coll == "all_reduce") return 2.0 * (p - 1) / p;
+  if (coll == "reduce_scatter" || coll == "all_gather") return (p - 1.0) / p;
+  return 1.0;  // broadcast, reduce
+}
+
+}  // namespace sp::coll
+
+namespace sp::coll {
+
+// The largest message an algorithm sends and the chunk it reduces per step
+// (elements), for calibrating beta and gamma in the same regime.
+struct MessageShape {
+  size_t message_bytes, reduce_elems;
+};
+inline MessageShape message_shape(const std::string& coll, const std::string& algo, int p, size_t count,
+                                  size_t elt) {
+  const size_t n = count * elt;
+  if (algo == "ring" && (coll == "broadcast" || coll == "reduce")) {
+    const size_t k = chain_segments(n);
+    return {(n + k - 1) / k, (count + k - 1) / k};
+  }
+  if (algo == "ring") return {(n + p - 1) / p, (count + p - 1) / p};
+  if (algo == "rabenseifner") return {(n + 1) / 2, (count + 1) / 2};
+  return {n, count};
+}
+
+}  // namespace sp::coll
+
+#include <map>
+
+namespace sp::coll {
+
+// Bytes each rank sends per traffic phase (the largest over ranks), as the
+// formulas give them; exact when p divides the count. Seed 000: each ring
+// phase moves (p-1)n/p per rank; seed 003: the parameter server pushes
+// (p-1)n out (and takes (p-1)n in).
+inline std::map<std::string, double> traffic_per_rank(const std::string& coll, const std::string& algo, int p,
+                                                      double n) {
+  std::map<std::string, double> t;
+  if (p == 1) return t;
+  const double f = (p - 1.0) / p;
+  if (coll == "all_reduce") {
+    if (algo == "ring" || algo == "rabenseifner") t["reduce-scatter"] = f * n, t["all-gather"] = f * n;
+    else if (algo == "recursive_doubling") t["recursive-doubling"] = ceil_log2(p) * n;
+    else if (algo == "param_server") t["push"] = n, t["pull"] = (p - 1) * n;
+  } else if (coll == "reduce_scatter" && algo == "ring") {
+    t["reduce-scatter"] = f * n;
+  } else if (coll == "all_gather" && algo == "ring") {
+    t["all-gather"] = f * n;
+  } else if (coll == "broadcast") {
+    if (algo == "binomial") t["broadcast"] = ceil_log2(p) * n;  // the root sends to lg p children
+    else if (algo == "ring") t["broadcast"] = n;
+  } else if (coll == "reduce") {
+    if (algo == "binomial" || algo == "ring") t["reduce"] = n;
+  }
+  return t;
+}
+
+}  // namespace sp::coll

@@ -1,0 +1,284 @@
+#include "suites/collectives/engine.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <climits>
+#include <cstring>
+
+#include "kernels/collectives/calibrate.hpp"
+#include "kernels/collectives/chain.hpp"
+#include "kernels/collectives/mpi_vendor.hpp"
+#include "kernels/collectives/nccl.hpp"
+#include "kernels/collectives/param_server.hpp"
+#include "kernels/collectives/recursive.hpp"
+#include "kernels/collectives/ring.hpp"
+#include "kernels/collectives/tree.hpp"
+#include "reference/collectives/collectives_ref.hpp"
+#include "scaleproof/compare.hpp"
+#include "scaleproof/kokkos_compat.hpp"
+
+namespace sp::coll {
+
+CaseSpec parse_case(const CollInfo& c, const Params& p, int nranks) {
+  CaseSpec s;
+  s.coll = c.id;
+  s.dtype = parse_dtype(p.s("dtype"));
+  if (c.has_op) s.op = parse_op(p.s("op"));
+  const int64_t count = p.i("count");
+  if (count <= 0) throw InputError(c.name + ": count must be > 0 (got " + std::to_string(count) + ")");
+  s.count = static_cast<size_t>(count);
+  const int64_t inplace = p.i_or("inplace", 1);
+  if (inplace != 0 && inplace != 1) throw InputError(c.name + ": inplace must be 0 or 1");
+  s.inplace = inplace == 1;
+  if (c.has_root) {
+    const std::string root = p.s_or("root", "0");
+    s.root = root == "last" ? nranks - 1 : static_cast<int>(p.i("root"));
+  }
+  validate_case(s, nranks);
+  return s;
+}
+
+void validate_case(const CaseSpec& s, int nranks) {
+  const std::string name = s.name();
+  if (s.count == 0) throw InputError(name + ": count must be > 0");
+  // Every algorithm may send the whole buffer in one message, and MPI counts are int.
+  if (s.count > static_cast<size_t>(INT_MAX) / dtype_size(s.dtype))
+    throw InputError(name + ": count " + std::to_string(s.count) + " of " + dtype_name(s.dtype) +
+                     " exceeds 2^31-1 bytes per message (MPI int counts)");
+  if (s.root < 0 || s.root >= nranks)
+    throw InputError(name + ": root " + std::to_string(s.root) + " is not a rank (0.." + std::to_string(nranks - 1) +
+                     ")");
+}
+
+void validate_algorithm(const CaseSpec& s, const std::string& algo, int nranks) {
+  const CollInfo& c = coll_info(s.coll);
+  std::string names;
+  bool known = false;
+  for (auto& a : all_algorithms(c)) {
+    known = known || a == algo;
+    names += (names.empty() ? "" : ", ") + a;
+  }
+  if (!known) throw InputError("unknown algorithm '" + algo + "' for " + c.name + " in this build (" + names + ")");
+  if (needs_power_of_two(algo) && !is_power_of_two(nranks))
+    throw InputError(algo + " needs a power-of-two rank count (got " + std::to_string(nranks) + ")");
+}
+
+namespace {
+
+template <class T>
+double as_double(T x) {
+  if constexpr (std::is_same_v<T, fp16>) return static_cast<float>(x);
+  else return static_cast<double>(x);
+}
+
+template <class T>
+T from_int(int v) {
+  if constexpr (std::is_same_v<T, fp16>) return fp16(static_cast<float>(v));
+  else return static_cast<T>(v);
+}
+
+}  // namespace
+
+struct Engine::Buffers {
+  virtual ~Buffers() = default;
+  virtual void reset_inputs(const CaseSpec& s, int rank) = 0;
+  virtual void run(const CaseSpec& s, Transport& t, const std::string& algo, std::map<std::string, double>& ph) = 0;
+  virtual CheckResult check(const CaseSpec& s, int rank, int p) = 0;
+  virtual AlphaBetaGamma calibrate(Transport& t, const MessageShape& m, Op op, int reps) = 0;
+};
+
+namespace {
+
+// The outputs can never hold this value (|results| <= 2048), so an element
+// an algorithm forgot to write is caught.
+constexpr int kSentinel = -3000;
+
+template <class T>
+class TypedBuffers : public Engine::Buffers {
+  using View = Kokkos::View<T*>;
+  using Host = kx::HostMirror<View>;
+
+ public:
+  explicit TypedBuffers(size_t n)
+      : send_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "coll_send"), n),
+        recv_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "coll_recv"), n),
+        hsend_(Kokkos::create_mirror_view(send_)),
+        hrecv_(Kokkos::create_mirror_view(recv_)) {}
+
+  void reset_inputs(const CaseSpec& s, int rank) override {
+    T* a = hsend_.data();
+    T* b = hrecv_.data();
+    for (size_t i = 0; i < s.count; ++i) a[i] = from_int<T>(reference::coll_input(rank, i));
+    for (size_t i = 0; i < s.count; ++i) b[i] = from_int<T>(kSentinel);
+    Kokkos::deep_copy(send_, hsend_);  // no-ops when the mirrors are the views
+    Kokkos::deep_copy(recv_, hrecv_);
+  }
+
+  void run(const CaseSpec& s, Transport& t, const std::string& algo, std::map<std::string, double>& ph) override {
+    if (algo == "nccl") {
+#ifdef SP_HAVE_NCCL
+      nccl::run_collective(s.name(), send_.data(), s.inplace ? send_.data() : recv_.data(), s.count, s.op, s.root);
+      return;
+#else
+      throw std::logic_error("nccl variant without NCCL");
+#endif
+    }
+    // The MPI transport moves host memory: stage device data through the host.
+    constexpr bool staged = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename View::memory_space>::accessible;
+    if (staged) Kokkos::deep_copy(hsend_, send_);
+    const T* src = hsend_.data();
+    T* buf = s.inplace ? hsend_.data() : hrecv_.data();
+    if (algo == "mpi") run_mpi(s, src, buf);
+    else run_project(s, t, algo, src, buf, ph);
+    if (staged) {
+      if (s.inplace) Kokkos::deep_copy(send_, hsend_);
+      else Kokkos::deep_copy(recv_, hrecv_);
+    }
+  }
+
+  CheckResult check(const CaseSpec& s, int rank, int p) override {
+    Kokkos::deep_copy(hsend_, send_);
+    Kokkos::deep_copy(hrecv_, recv_);
+    const T* out = s.inplace ? hsend_.data() : hrecv_.data();
+    const std::string op = op_name(s.op);
+    const size_t n = s.count;
+    sp::Comparator cmp("exact (bound 0): small-integer inputs, every partial result representable");
+    auto want_reduced = [&](size_t i) { cmp.add(as_double(out[i]), reference::coll_reduced(op, p, i), 0); };
+    switch (s.coll) {
+      case Coll::all_reduce:
+        for (size_t i = 0; i < n; ++i) want_reduced(i);
+        break;
+      case Coll::reduce_scatter:
+        for (size_t i = reference::coll_block_begin(n, p, rank); i < reference::coll_block_begin(n, p, rank + 1); ++i)
+          want_reduced(i);
+        break;
+      case Coll::all_gather:
+        for (int b = 0; b < p; ++b)
+          for (size_t i = reference::coll_block_begin(n, p, b); i < reference::coll_block_begin(n, p, b + 1); ++i)
+            cmp.add(as_double(out[i]), reference::coll_input(b, i), 0);
+        break;
+      case Coll::broadcast:
+        for (size_t i = 0; i < n; ++i) cmp.add(as_double(out[i]), reference::coll_input(s.root, i), 0);
+        break;
+      case Coll::reduce:
+        if (rank == s.root)
+          for (size_t i = 0; i < n; ++i) want_reduced(i);
+        break;
+    }
+    return cmp.result();
+  }
+
+  AlphaBetaGamma calibrate(Transport& t, const MessageShape& m, Op op, int reps) override {
+    return coll::calibrate<T>(t, m.message_bytes, m.reduce_elems, op, reps);
+  }
+
+ private:
+  static void run_mpi(const CaseSpec& s, const T* src, T* buf) {
+#ifdef SP_HAVE_MPI
+    MPI_Comm w = comm::world();
+    switch (s.coll) {
+      case Coll::all_reduce: mpi::all_reduce(w, src, buf, s.count, s.op); break;
+      case Coll::reduce_scatter: mpi::reduce_scatter(w, src, buf, s.count, s.op); break;
+      case Coll::all_gather: mpi::all_gather(w, src, buf, s.count); break;
+      case Coll::broadcast:
+        if (src != buf && comm::rank() == s.root) std::memcpy(buf, src, s.count * sizeof(T));
+        mpi::broadcast(w, buf, s.count, s.root);
+        break;
+      case Coll::reduce: mpi::reduce(w, src, buf, s.count, s.op, s.root); break;
+    }
+#else
+    (void)s, (void)src, (void)buf;
+    throw std::logic_error("mpi variant without MPI");
+#endif
+  }
+
+  // Out of place, the project's algorithms first copy their input into the
+  // output buffer and then work in place there (as MPICH's ring does).
+  static void copy_input(const CaseSpec& s, int rank, int p, const T* src, T* buf) {
+    if (src == buf) return;
+    const Partition part{s.count, p};
+    if (s.coll == Coll::all_gather)
+      std::memcpy(buf + part.begin(rank), src + part.begin(rank), part.size(rank) * sizeof(T));
+    else if (s.coll != Coll::broadcast || rank == s.root)
+      std::memcpy(buf, src, s.count * sizeof(T));
+  }
+
+  template <class F>
+  static void timed(std::map<std::string, double>& ph, const char* phase, F&& f) {
+    Kokkos::Timer timer;
+    f();
+    ph[phase] += timer.seconds();
+  }
+
+  static void run_project(const CaseSpec& s, Transport& t, const std::string& algo, const T* src, T* buf,
+                          std::map<std::string, double>& ph) {
+    copy_input(s, t.rank(), t.size(), src, buf);
+    const size_t n = s.count;
+    switch (s.coll) {
+      case Coll::all_reduce:
+        if (algo == "ring") {
+          timed(ph, "reduce-scatter", [&] { ring_reduce_scatter(t, buf, n, s.op); });
+          timed(ph, "all-gather", [&] { ring_all_gather(t, buf, n); });
+        } else if (algo == "rabenseifner") {
+          timed(ph, "reduce-scatter", [&] { halving_reduce_scatter(t, buf, n, s.op); });
+          timed(ph, "all-gather", [&] { doubling_all_gather(t, buf, n); });
+        } else if (algo == "recursive_doubling") {
+          recursive_doubling_all_reduce(t, buf, n, s.op);
+        } else if (algo == "param_server") {
+          param_server_all_reduce(t, buf, n, s.op);
+        } else {
+          break;
+        }
+        return;
+      case Coll::reduce_scatter:
+        if (algo != "ring") break;
+        return ring_reduce_scatter(t, buf, n, s.op);
+      case Coll::all_gather:
+        if (algo != "ring") break;
+        return ring_all_gather(t, buf, n);
+      case Coll::broadcast:
+        if (algo == "ring") return chain_broadcast(t, buf, n, s.root);
+        if (algo == "binomial") return binomial_broadcast(t, buf, n, s.root);
+        break;
+      case Coll::reduce:
+        if (algo == "ring") return chain_reduce(t, buf, n, s.op, s.root);
+        if (algo == "binomial") return binomial_reduce(t, buf, n, s.op, s.root);
+        break;
+    }
+    throw std::logic_error("no algorithm '" + algo + "' for " + s.name());
+  }
+
+  View send_, recv_;
+  Host hsend_, hrecv_;
+};
+
+}  // namespace
+
+Engine::Engine(const CaseSpec& spec) : spec_(spec), transport_(make_world_transport()) {
+  buf_ = with_dtype(spec.dtype, [&](auto tag) -> std::unique_ptr<Buffers> {
+    return std::make_unique<TypedBuffers<decltype(tag)>>(spec.count);
+  });
+  reset_inputs();
+}
+
+Engine::~Engine() = default;
+
+void Engine::reset_inputs() { buf_->reset_inputs(spec_, transport_->rank()); }
+
+void Engine::run(const std::string& algo) {
+  transport_->reset_traffic();
+  phases_.clear();
+  buf_->run(spec_, *transport_, algo, phases_);
+}
+
+CheckResult Engine::check() { return buf_->check(spec_, transport_->rank(), transport_->size()); }
+
+AlphaBetaGamma Engine::calibrate(const std::string& algo, int reps) {
+  const MessageShape m =
+      message_shape(spec_.name(), algo, transport_->size(), spec_.count, dtype_size(spec_.dtype));
+  const auto key = std::make_pair(m.message_bytes, m.reduce_elems);
+  auto it = calibrated_.find(key);
+  if (it != calibrated_.end()) return it->second;
+  return calibrated_[key] = buf_->calibrate(*transport_, m, spec_.op, reps);
+}
+
+}  // namespace sp::coll

@@ -1,0 +1,64 @@
+#pragma once
+// One timing-and-checking engine for every collective and algorithm: owns a
+// case's buffers (Kokkos Views; staged through host mirrors for the MPI
+// transport when they live on a device), runs one call of a named
+// algorithm, records its per-phase times and the transport's traffic, and
+// checks the output against the plain-loop reference.
+#include <map>
+#include <memory>
+#include <string>
+
+#include "kernels/collectives/dtype.hpp"
+#include "kernels/collectives/model.hpp"
+#include "kernels/collectives/transport.hpp"
+#include "scaleproof/params.hpp"
+#include "scaleproof/technique.hpp"
+#include "suites/collectives/table.hpp"
+
+namespace sp::coll {
+
+struct CaseSpec {
+  Coll coll = Coll::all_reduce;
+  Dtype dtype = Dtype::fp32;
+  Op op = Op::sum;
+  size_t count = 0;      // elements of the whole buffer (nccl-tests' count for all-reduce)
+  bool inplace = true;
+  int root = 0;
+  size_t bytes() const { return count * dtype_size(dtype); }
+  std::string name() const { return coll_info(coll).name; }
+};
+
+// Parameters as the techniques declare them: count, dtype, op (reducing
+// collectives), inplace (0/1), root (rooted ones: a rank, or "last").
+CaseSpec parse_case(const CollInfo& c, const Params& p, int nranks);
+// Throw InputError (one line) for a case or algorithm this build cannot run.
+void validate_case(const CaseSpec& s, int nranks);
+void validate_algorithm(const CaseSpec& s, const std::string& algo, int nranks);
+
+class Engine {
+ public:
+  explicit Engine(const CaseSpec& spec);
+  ~Engine();
+  const CaseSpec& spec() const { return spec_; }
+  Transport& transport() { return *transport_; }
+  void reset_inputs();                 // the reference inputs, sentinels in the output buffer
+  void run(const std::string& algo);   // one call
+  CheckResult check();                 // output of the last call vs the reference
+  // Seconds of each phase of the last call on this rank (ring and
+  // Rabenseifner all-reduce: "reduce-scatter" and "all-gather").
+  const std::map<std::string, double>& phase_seconds() const { return phases_; }
+  // alpha, beta (ping-pong) and gamma (reduction kernel) at this algorithm's
+  // message sizes; cached per message shape. Collective over ranks.
+  AlphaBetaGamma calibrate(const std::string& algo, int reps = 9);
+
+  struct Buffers;  // typed storage, engine.cpp
+
+ private:
+  CaseSpec spec_;
+  std::unique_ptr<Transport> transport_;
+  std::unique_ptr<Buffers> buf_;
+  std::map<std::string, double> phases_;
+  std::map<std::pair<size_t, size_t>, AlphaBetaGamma> calibrated_;  // by message shape
+};
+
+}  // namespace sp::coll

@@ -1,0 +1,250 @@
+// `scaleproof nccl-tests`: the nccl-tests table for this suite's algorithms
+// and the vendor baselines in one run. Sizes from -b to -e by factor -f
+// (K/M/G suffixes), columns `size count type redop root | time algbw busbw
+// #wrong` out of place and in place, as nccl-tests prints them, then the
+// ring's reduce-scatter and all-gather phase times, the alpha-beta model's
+// prediction with its relative error, and the traffic the transport counted.
+//
+// Differences from nccl-tests, on purpose: the collective is a positional
+// argument (all_reduce instead of all_reduce_perf), -a picks algorithms
+// (nccl-tests' -a averages ranks; here each call's time is the max over
+// ranks, as in the rest of the suite), and the time is the median over
+// individually timed calls rather than the mean of back-to-back calls.
+#include <CLI/CLI.hpp>
+#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "scaleproof/comm.hpp"
+#include "scaleproof/registry.hpp"
+#include "kernels/collectives/calibrate.hpp"
+#include "kernels/collectives/recursive.hpp"
+#include "selection.hpp"
+#include "suites/collectives/engine.hpp"
+
+namespace sp::coll {
+namespace {
+
+struct Options {
+  std::string coll = "all_reduce", begin = "32M", end = "32M", op = "sum", dtype = "float", algos, json;
+  std::string factor = "2", step;
+  int root = 0, iters = 20, warmup = 5, check = 1;
+  bool no_model = false;
+};
+
+struct Timing {
+  double seconds = 0;      // per call: median over calls of the max over ranks
+  long long wrong = -1;    // -1: not checked
+  std::map<std::string, double> phases;  // per call: max over ranks of each rank's median
+  std::map<std::string, Traffic> traffic;  // this rank's, last call
+};
+
+// Each call is timed on its own between barriers (max over ranks), and the
+// median over calls is reported: on a shared, oversubscribed machine one
+// descheduled call would dominate nccl-tests' mean of back-to-back calls.
+Timing measure(Engine& e, const std::string& algo, const Options& o) {
+  Timing t;
+  for (int i = 0; i < o.warmup; ++i) e.run(algo);
+  std::vector<double> calls;
+  std::map<std::string, std::vector<double>> ph;
+  for (int i = 0; i < o.iters; ++i) {
+    comm::barrier();
+    Kokkos::Timer timer;
+    e.run(algo);
+    Kokkos::fence();
+    calls.push_back(comm::max(timer.seconds()));
+    for (auto& [k, v] : e.phase_seconds()) ph[k].push_back(v);
+  }
+  t.seconds = median(calls);
+  for (auto& [k, v] : ph) t.phases[k] = comm::max(median(v));
+  t.traffic = e.transport().traffic();
+  if (o.check) {
+    e.reset_inputs();
+    e.run(algo);
+    Kokkos::fence();
+    t.wrong = comm::sum(static_cast<long long>(e.check().wrong));
+  }
+  return t;
+}
+
+std::vector<size_t> sweep(const Options& o) {
+  const long long b = parse_bytes(o.begin), e = parse_bytes(o.end);
+  if (e < b) throw InputError("-e " + o.end + " is below -b " + o.begin);
+  std::vector<size_t> sizes;
+  if (!o.step.empty()) {
+    const long long step = parse_bytes(o.step);
+    for (long long s = b; s <= e; s += step) sizes.push_back(static_cast<size_t>(s));
+  } else {
+    long long f = 0;
+    try {
+      f = std::stoll(o.factor);
+    } catch (...) {
+    }
+    if (f < 2) throw InputError("-f must be an integer >= 2 (got " + o.factor + ")");
+    for (long long s = b; s <= e; s *= f) sizes.push_back(static_cast<size_t>(s));
+  }
+  return sizes;
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string x; std::getline(ss, x, ',');)
+    if (!x.empty()) out.push_back(x);
+  return out;
+}
+
+std::string fmt_wrong(long long w) { return w < 0 ? "N/A" : std::to_string(w); }
+
+int run(const Options& o) {
+  const int p = comm::size(), rank = comm::rank();
+  const CollInfo& c = coll_info(o.coll);
+  CaseSpec base;
+  base.coll = c.id;
+  base.dtype = parse_dtype(o.dtype);
+  base.op = parse_op(o.op);
+  base.root = o.root;
+  const size_t elt = dtype_size(base.dtype);
+  std::vector<std::string> algos = o.algos.empty() ? all_algorithms(c) : split(o.algos);
+  if (o.algos.empty())  // by default skip what cannot run at this p; named ones must run
+    algos.erase(std::remove_if(algos.begin(), algos.end(),
+                               [&](const std::string& a) { return needs_power_of_two(a) && !is_power_of_two(p); }),
+                algos.end());
+  // Validate everything before running anything.
+  const auto sizes = sweep(o);
+  for (size_t bytes : sizes) {
+    CaseSpec s = base;
+    s.count = bytes / elt;
+    if (s.count == 0)
+      throw InputError("size " + std::to_string(bytes) + " B holds no " + nccl_type_name(base.dtype) + " (" +
+                       std::to_string(elt) + " B)");
+    validate_case(s, p);
+    for (auto& a : algos) validate_algorithm(s, a, p);
+  }
+  if (o.iters < 1 || o.warmup < 0) throw InputError("-n must be >= 1 and -w >= 0");
+
+  // Sizes outer, algorithms inner: the algorithms compared at one size are
+  // measured back to back, under the same background load.
+  if (rank == 0) {
+    std::printf("# scaleproof nccl-tests  %s  ranks: %d  op: %s  type: %s  root: %d  iters: %d  warmup: %d\n",
+                c.name.c_str(), p, c.has_op ? op_name(base.op) : "none", nccl_type_name(base.dtype),
+                c.has_root ? o.root : -1, o.iters, o.warmup);
+    std::printf("# time: median over calls of the slowest rank; busbw = algbw * %.3g (nccl-tests)\n",
+                busbw_factor(c.name, p));
+    std::printf("#%84s%33s%s\n", "out-of-place", "in-place", "  | in-place: ring phases, alpha-beta model, traffic");
+    std::printf("# %12s %12s %6s %5s %4s %-18s %9s %8s %8s %6s %9s %8s %8s %6s  | %9s %9s %9s %7s %11s %11s\n",
+                "size", "count", "type", "redop", "root", "algorithm", "time", "algbw", "busbw", "#wrong", "time",
+                "algbw", "busbw", "#wrong", "rs", "ag", "model", "err", "tx/rank", "formula");
+    std::printf("# %12s %12s %6s %5s %4s %-18s %9s %8s %8s %6s %9s %8s %8s %6s  | %9s %9s %9s %7s %11s %11s\n",
+                "(B)", "(elements)", "", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "",
+                "(us)", "(us)", "(us)", "", "(B)", "(B)");
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  std::vector<std::string> summary;  // model and traffic at the largest size, per algorithm
+  for (size_t bytes : sizes) {
+    for (auto& algo : algos) {
+      const bool model = !o.no_model && !is_vendor(algo);
+      CaseSpec s = base;
+      s.count = bytes / elt;
+      const double S = static_cast<double>(s.bytes()), F = busbw_factor(c.name, p);
+      Timing t[2];
+      AlphaBetaGamma abg;
+      for (int inplace = 0; inplace < 2; ++inplace) {
+        s.inplace = inplace == 1;
+        Engine e(s);
+        t[inplace] = measure(e, algo, o);
+        if (inplace && model) abg = e.calibrate(algo);
+      }
+      const double pred = model ? predict_seconds(c.name, algo, p, S, abg) : NAN;
+      double tx = 0, tx_formula = 0;
+      for (auto& [ph, tr] : t[1].traffic) tx += static_cast<double>(tr.bytes_sent);
+      tx = comm::max(tx);
+      const auto formula = traffic_per_rank(c.name, algo, p, S);
+      for (auto& [ph, b] : formula) tx_formula += b;
+      auto ph = [&](const char* k) { return t[1].phases.count(k) ? t[1].phases.at(k) * 1e6 : NAN; };
+      auto num = [](double v, const char* f) {
+        char buf[32];
+        if (std::isnan(v)) return std::string("-");
+        std::snprintf(buf, sizeof buf, f, v);
+        return std::string(buf);
+      };
+      auto bw = [&](double sec) { return sec > 0 ? S / sec / 1e9 : 0.0; };
+      if (rank == 0) {
+        std::printf("  %12zu %12zu %6s %5s %4d %-18s %9.1f %8.2f %8.2f %6s %9.1f %8.2f %8.2f %6s  | %9s %9s %9s %7s %11.0f %11s\n",
+                    s.bytes(), s.count, nccl_type_name(s.dtype), c.has_op ? op_name(s.op) : "none",
+                    c.has_root ? s.root : -1, algo.c_str(), t[0].seconds * 1e6, bw(t[0].seconds),
+                    bw(t[0].seconds) * F, fmt_wrong(t[0].wrong).c_str(), t[1].seconds * 1e6, bw(t[1].seconds),
+                    bw(t[1].seconds) * F, fmt_wrong(t[1].wrong).c_str(), num(ph("reduce-scatter"), "%.1f").c_str(),
+                    num(ph("all-gather"), "%.1f").c_str(), num(pred * 1e6, "%.1f").c_str(),
+                    num(100 * (t[1].seconds / pred - 1), "%+.1f%%").c_str(), tx,
+                    num(formula.empty() && p > 1 ? NAN : tx_formula, "%.0f").c_str());
+        auto opt = [](double v) { return std::isnan(v) ? nlohmann::json() : nlohmann::json(v); };
+        rows.push_back({{"collective", c.name}, {"algorithm", algo}, {"ranks", p}, {"size_B", s.bytes()},
+                        {"count", s.count}, {"type", nccl_type_name(s.dtype)}, {"op", op_name(s.op)},
+                        {"oop_time_us", t[0].seconds * 1e6}, {"oop_wrong", t[0].wrong},
+                        {"ip_time_us", t[1].seconds * 1e6}, {"ip_wrong", t[1].wrong},
+                        {"algbw_GBps", bw(t[1].seconds)}, {"busbw_GBps", bw(t[1].seconds) * F},
+                        {"rs_us", opt(ph("reduce-scatter"))}, {"ag_us", opt(ph("all-gather"))},
+                        {"alpha_s", abg.alpha}, {"beta_s_per_B", abg.beta}, {"gamma_s_per_B", abg.gamma},
+                        {"model_us", opt(pred * 1e6)}, {"tx_per_rank_B", tx}, {"tx_formula_B", tx_formula}});
+      }
+      if (bytes != sizes.back()) continue;
+      char line[256];
+      if (model) {
+        std::snprintf(line, sizeof line,
+                      "#   %s at %zu B: alpha %.3g us, beta %.4g ns/B (%.2f GB/s), gamma %.4g ns/B (%.2f GB/s)",
+                      algo.c_str(), s.bytes(), abg.alpha * 1e6, abg.beta * 1e9, abg.beta > 0 ? 1e-9 / abg.beta : 0.0,
+                      abg.gamma * 1e9, abg.gamma > 0 ? 1e-9 / abg.gamma : 0.0);
+        summary.push_back(line);
+      }
+      for (auto& [phase, f] : formula) {  // per-phase traffic at the largest size vs the formulas
+        auto it = t[1].traffic.find(phase);
+        const double sent = it == t[1].traffic.end() ? 0 : static_cast<double>(it->second.bytes_sent);
+        const double mx = comm::max(sent), all = comm::sum(sent);
+        const int w = std::snprintf(line, sizeof line, "#   %s traffic %-18s sent/rank %12.0f B (formula %12.0f)",
+                                    algo.c_str(), phase.c_str(), mx, f);
+        if (algo == "ring" || algo == "rabenseifner")  // seed 000: each phase moves (p-1)n over all ranks
+          std::snprintf(line + w, sizeof line - w, ", all ranks %13.0f B ((p-1)n = %.0f)", all, (p - 1) * S);
+        summary.push_back(line);
+      }
+    }
+  }
+  if (rank == 0)
+    for (auto& l : summary) std::printf("%s\n", l.c_str());
+  if (rank == 0 && !o.json.empty()) {
+    std::ofstream f(o.json);
+    f << rows.dump(2) << "\n";
+    if (!f) throw InputError("cannot write " + o.json);
+  }
+  return 0;
+}
+
+sp::Registry::Command add(CLI::App& app) {
+  static Options o;
+  auto* sub = app.add_subcommand("nccl-tests", "nccl-tests-style sweep of one collective: algorithms vs vendor");
+  sub->add_option("collective", o.coll, "all_reduce, reduce_scatter, all_gather, broadcast, reduce")
+      ->capture_default_str();
+  sub->add_option("-b,--minbytes", o.begin, "Smallest size (K, M, G suffixes)")->capture_default_str();
+  sub->add_option("-e,--maxbytes", o.end, "Largest size")->capture_default_str();
+  sub->add_option("-f,--stepfactor", o.factor, "Multiply the size by this")->capture_default_str();
+  sub->add_option("-i,--stepbytes", o.step, "Add this to the size instead of -f");
+  sub->add_option("-o,--op", o.op, "sum, max, min")->capture_default_str();
+  sub->add_option("-d,--datatype", o.dtype, "half, float, double, int32 (or fp16, fp32, fp64)")->capture_default_str();
+  sub->add_option("-a,--algorithms", o.algos, "Comma-separated algorithms (default: all that fit this rank count)");
+  sub->add_option("-r,--root", o.root, "Root rank of broadcast and reduce")->capture_default_str();
+  sub->add_option("-n,--iters", o.iters, "Timed calls per size")->capture_default_str();
+  sub->add_option("-w,--warmup_iters", o.warmup, "Untimed calls first")->capture_default_str();
+  sub->add_option("-c,--check", o.check, "Check results (#wrong): 1 or 0")->capture_default_str();
+  sub->add_flag("--no-model", o.no_model, "Skip the alpha-beta calibration and prediction");
+  sub->add_option("--json", o.json, "Also write the rows as JSON to this file");
+  return {sub, [] { return run(o); }};
+}
+
+SP_REGISTER_COMMAND(add);
+
+}  // namespace
+}  // namespace sp::coll

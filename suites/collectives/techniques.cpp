@@ -1,0 +1,144 @@
+// The collectives as registered techniques, one per table entry
+// (all_reduce, reduce_scatter, all_gather, broadcast, reduce); variants are
+// the algorithms, the baseline is MPICH. Conformance sets cover counts not
+// divisible by p, counts below p, in- and out-of-place, sum/max/min and all
+// four types; benchmark sets are in-place fp32 powers of two.
+#include <cmath>
+
+#include "kernels/collectives/calibrate.hpp"
+#include "kernels/collectives/recursive.hpp"
+#include "scaleproof/comm.hpp"
+#include "scaleproof/registry.hpp"
+#include "suites/collectives/engine.hpp"
+#include "suites/collectives/verdicts.hpp"
+
+namespace sp::coll {
+namespace {
+
+sp::Params make_params(const CollInfo& c, const char* dtype, const char* op, long count, int inplace,
+                       const char* root = "0") {
+  sp::Params p{{"count", std::to_string(count)}, {"dtype", dtype}};
+  if (c.has_op) p.set("op", op);
+  p.set("inplace", static_cast<int64_t>(inplace));
+  if (c.has_root) p.set("root", root);
+  return p;
+}
+
+class CollectiveTechnique : public sp::Technique {
+ public:
+  explicit CollectiveTechnique(Coll id) : Technique(describe(coll_info(id))), coll_(coll_info(id)) {}
+
+  static sp::Info describe(const CollInfo& c) {
+    sp::Info i;
+    i.name = c.name;
+    i.family = "collectives";
+    i.summary = c.summary;
+    i.variants = all_algorithms(c);
+    i.baseline = std::count(i.variants.begin(), i.variants.end(), "mpi") ? "mpi" : "";
+    i.ranks = {1, 1 << 30, false};
+    i.tol.min_vs_baseline = c.min_vs_baseline;
+    i.tol.prediction_rel = 0.15;
+    i.source = "../shared/MODELS.md Collectives (Hockney alpha-beta, nccl-tests busbw)";
+    using S = sp::Size;
+    // 1025 is odd and prime to 2, 3, 4: uneven chunks at every p > 1.
+    const long odd = 1025;
+    for (const char* t : {"fp32", "fp64", "int32", "fp16"}) i.param_sets.push_back({S::conformance, make_params(c, t, "sum", odd, 1)});
+    if (c.has_op)
+      for (const char* t : {"fp32", "int32", "fp16"})
+        for (const char* op : {"max", "min"}) i.param_sets.push_back({S::conformance, make_params(c, t, op, odd, 1)});
+    for (const char* t : {"fp64", "fp16"}) i.param_sets.push_back({S::conformance, make_params(c, t, "sum", odd, 0)});
+    if (c.has_op) i.param_sets.push_back({S::conformance, make_params(c, "int32", "min", odd, 0)});
+    // Fewer elements than ranks (empty chunks), and a single element.
+    i.param_sets.push_back({S::conformance, make_params(c, "fp32", "sum", 3, 1)});
+    i.param_sets.push_back({S::conformance, make_params(c, "fp32", "sum", 3, 0)});
+    i.param_sets.push_back({S::conformance, make_params(c, "int32", "max", 1, 1)});
+    if (c.has_root) {
+      i.param_sets.push_back({S::conformance, make_params(c, "fp32", "sum", odd, 1, "last")});
+      i.param_sets.push_back({S::conformance, make_params(c, "fp16", "max", odd, 0, "last")});
+    }
+    // Benchmarks (fp32, in place): latency-bound sizes in "small", the
+    // bandwidth regime the targets name (>= 1 MiB) in "medium" and "large".
+    for (long kib : {4L, 64L}) i.param_sets.push_back({S::small, make_params(c, "fp32", "sum", kib * 256, 1)});
+    for (long mib : {1L, 4L, 16L}) i.param_sets.push_back({S::medium, make_params(c, "fp32", "sum", mib << 18, 1)});
+    for (long mib : {64L, 256L}) i.param_sets.push_back({S::large, make_params(c, "fp32", "sum", mib << 18, 1)});
+    return i;
+  }
+
+  // Power-of-two algorithms are left out at other rank counts (the
+  // nccl-tests command instead refuses them with an input error).
+  std::vector<std::string> available_variants() const override {
+    std::vector<std::string> v;
+    for (auto& a : info_.variants)
+      if (!needs_power_of_two(a) || is_power_of_two(sp::comm::size())) v.push_back(a);
+    return v;
+  }
+
+  void validate(const sp::Params& p, int nranks) const override {
+    if (!info_.ranks.accepts(nranks)) throw sp::InputError(info_.name + " cannot use " + std::to_string(nranks) + " ranks");
+    for (auto& [k, v] : p.items())
+      if (k != "count" && k != "dtype" && k != "op" && k != "inplace" && k != "root")
+        throw sp::InputError(info_.name + ": unknown parameter '" + k + "'");
+    parse_case(coll_, p, nranks);
+  }
+
+  sp::Counts counts(const sp::Params& p, int nranks) const override {
+    const CaseSpec s = parse_case(coll_, p, nranks);
+    sp::Counts k;
+    // bytes = S, nccl-tests' size: the harness's bytes/s is then algbw.
+    k.bytes_read = static_cast<double>(s.bytes());
+    // Reduction operations per rank of the ring (each rank reduces (p-1)/p of the elements).
+    if (coll_.has_op) k.flops = static_cast<double>(s.count) * (nranks - 1) / nranks;
+    k.dtype = dtype_name(s.dtype);
+    return k;
+  }
+
+  void setup(const sp::Params& p, int nranks) override {
+    engine_ = std::make_unique<Engine>(parse_case(coll_, p, nranks));
+    calls_ = 0;
+    call_seconds_ = 0;
+    phase_sum_.clear();
+  }
+
+  void run(const std::string& variant) override {
+    Kokkos::Timer timer;
+    engine_->run(variant);
+    call_seconds_ += timer.seconds();
+    ++calls_;
+    call_times_.push_back(timer.seconds());
+    for (auto& [ph, s] : engine_->phase_seconds()) phase_sum_[ph] += s;
+  }
+
+  sp::CheckResult check(const std::string&) override { return engine_->check(); }
+
+  void report_counters(const std::string& variant, std::map<std::string, double>& out) override {
+    collect_counters(*engine_, variant, calls_, call_seconds_, phase_sum_, out);
+    // The median call (this rank's, max over ranks): less sensitive than the
+    // harness's mean to a descheduled call on a shared machine.
+    out["t_call_median_us"] = sp::comm::max(call_times_.empty() ? 0.0 : median(call_times_)) * 1e6;
+    calls_ = 0, call_seconds_ = 0, phase_sum_.clear(), call_times_.clear();
+  }
+
+  void teardown() override { engine_.reset(); }
+
+  void predict(const sp::Params& p, const std::string& variant, const sp::Measurement& m, const sp::Machine&,
+               std::vector<sp::Verdict>& out) const override {
+    judge_case(info_, parse_case(coll_, p, m.ranks), p.label(), variant, m, out);
+  }
+
+ private:
+  const CollInfo& coll_;
+  std::unique_ptr<Engine> engine_;
+  long calls_ = 0;
+  double call_seconds_ = 0;
+  std::map<std::string, double> phase_sum_;
+  std::vector<double> call_times_;
+};
+
+SP_REGISTER_TECHNIQUE(CollectiveTechnique, Coll::all_reduce);
+SP_REGISTER_TECHNIQUE(CollectiveTechnique, Coll::reduce_scatter);
+SP_REGISTER_TECHNIQUE(CollectiveTechnique, Coll::all_gather);
+SP_REGISTER_TECHNIQUE(CollectiveTechnique, Coll::broadcast);
+SP_REGISTER_TECHNIQUE(CollectiveTechnique, Coll::reduce);
+
+}  // namespace
+}  // namespace sp::coll

@@ -1,0 +1,17 @@
+// Collectives unit tests run with MPI (at one rank) and Kokkos up, like the
+// harness's (harness/tests/test_main.cpp).
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+
+#include "scaleproof/comm.hpp"
+
+int main(int argc, char** argv) {
+  sp::comm::init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  Kokkos::initialize(argc, argv);
+  int rc = RUN_ALL_TESTS();
+  Kokkos::finalize();
+  sp::comm::finalize();
+  return rc;
+}

@@ -1,0 +1,95 @@
+// The model side of the collectives on synthetic data: the alpha-beta fit,
+// nccl-tests' busbw factors, the per-algorithm formulas of MODELS.md and
+// the traffic formulas. No timing is asserted.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "kernels/collectives/calibrate.hpp"
+#include "kernels/collectives/model.hpp"
+#include "reference/collectives/collectives_ref.hpp"
+
+using namespace sp::coll;
+
+TEST(AlphaBetaFit, RecoversAnExactLine) {
+  const double alpha = 1.7e-6, beta = 1.0 / 6e9;  // 1.7 us, 6 GB/s
+  std::vector<double> n = {8, 64, 512, 1 << 20, 2 << 20, 4 << 20}, t;
+  for (double x : n) t.push_back(alpha + x * beta);
+  const LineFit f = fit_line_relative(n, t);
+  EXPECT_NEAR(f.intercept, alpha, 1e-12);
+  EXPECT_NEAR(f.slope, beta, 1e-18);
+}
+
+TEST(AlphaBetaFit, RelativeWeightingKeepsAlphaUnderLargeSizeNoise) {
+  // 5% noise on the largest size: an unweighted fit would move the intercept
+  // by ~5% of that size's time (~35 us); the relative fit keeps alpha near 2 us.
+  const double alpha = 2e-6, beta = 1e-10;
+  std::vector<double> n = {8, 64, 512, 16 << 20, 32 << 20, 64 << 20}, t;
+  for (double x : n) t.push_back(alpha + x * beta);
+  t.back() *= 1.05;
+  const LineFit f = fit_line_relative(n, t);
+  EXPECT_NEAR(f.intercept, alpha, 0.1 * alpha);
+  EXPECT_NEAR(f.slope, beta, 0.06 * beta);
+}
+
+TEST(AlphaBetaFit, RejectsDegenerateInput) {
+  EXPECT_THROW(fit_line_relative({8}, {1e-6}), std::invalid_argument);
+  EXPECT_THROW(fit_line_relative({8, 8}, {1e-6, 1e-6}), std::invalid_argument);
+  EXPECT_THROW(fit_line_relative({8, 64}, {1e-6, 0}), std::invalid_argument);
+}
+
+TEST(BusBw, FactorsAreNcclTests) {
+  // nccl-tests doc/PERFORMANCE.md: all-reduce 2(p-1)/p; reduce-scatter and
+  // all-gather (p-1)/p; broadcast and reduce 1.
+  EXPECT_DOUBLE_EQ(busbw_factor("all_reduce", 2), 1.0);
+  EXPECT_DOUBLE_EQ(busbw_factor("all_reduce", 8), 1.75);
+  EXPECT_DOUBLE_EQ(busbw_factor("reduce_scatter", 4), 0.75);
+  EXPECT_DOUBLE_EQ(busbw_factor("all_gather", 3), 2.0 / 3);
+  EXPECT_DOUBLE_EQ(busbw_factor("broadcast", 16), 1.0);
+  EXPECT_DOUBLE_EQ(busbw_factor("reduce", 5), 1.0);
+  EXPECT_DOUBLE_EQ(busbw_factor("all_reduce", 1), 0.0);
+}
+
+TEST(Model, FormulasOfModelsMd) {
+  const AlphaBetaGamma m{2e-6, 1e-9, 0.5e-9};
+  const double n = 1 << 20;
+  // ring all-reduce, p = 4: 2(p-1)a + 2((p-1)/p) n b + ((p-1)/p) n g
+  EXPECT_DOUBLE_EQ(predict_seconds("all_reduce", "ring", 4, n, m), 6 * 2e-6 + 1.5 * n * 1e-9 + 0.75 * n * 0.5e-9);
+  EXPECT_DOUBLE_EQ(predict_seconds("all_reduce", "rabenseifner", 4, n, m),
+                   4 * 2e-6 + 1.5 * n * 1e-9 + 0.75 * n * 0.5e-9);
+  EXPECT_DOUBLE_EQ(predict_seconds("all_reduce", "recursive_doubling", 8, n, m), 3 * (2e-6 + n * 1.5e-9));
+  EXPECT_DOUBLE_EQ(predict_seconds("all_reduce", "param_server", 3, n, m), 4 * (2e-6 + n * 1e-9) + 2 * n * 0.5e-9);
+  EXPECT_DOUBLE_EQ(predict_seconds("reduce_scatter", "ring", 2, n, m), 2e-6 + 0.5 * n * 1.5e-9);
+  EXPECT_DOUBLE_EQ(predict_seconds("all_gather", "ring", 2, n, m), 2e-6 + 0.5 * n * 1e-9);
+  EXPECT_DOUBLE_EQ(predict_seconds("broadcast", "binomial", 5, n, m), 3 * (2e-6 + n * 1e-9));
+  // Chain with k segments: (k + p - 2)(a + (n/k) b).
+  const double k = static_cast<double>(chain_segments(static_cast<size_t>(n)));
+  EXPECT_GT(k, 1);
+  EXPECT_DOUBLE_EQ(predict_seconds("broadcast", "ring", 3, n, m), (k + 1) * (2e-6 + n / k * 1e-9));
+  EXPECT_EQ(predict_seconds("all_reduce", "ring", 1, n, m), 0);
+  EXPECT_TRUE(std::isnan(predict_seconds("all_reduce", "mpi", 2, n, m)));
+}
+
+TEST(Model, RingTrafficIsSeed000) {
+  // (p-1)n/p per rank per phase; parameter server: (p-1)n out of the server.
+  auto t = traffic_per_rank("all_reduce", "ring", 4, 1024);
+  EXPECT_DOUBLE_EQ(t.at("reduce-scatter"), 768);
+  EXPECT_DOUBLE_EQ(t.at("all-gather"), 768);
+  EXPECT_DOUBLE_EQ(traffic_per_rank("all_reduce", "param_server", 4, 1024).at("pull"), 3 * 1024);
+  EXPECT_TRUE(traffic_per_rank("all_reduce", "ring", 1, 1024).empty());
+}
+
+TEST(Reference, BlocksMatchTheRingPartition) {
+  // The reference counts blocks itself; the ring's closed form must agree,
+  // or the checks would compare the wrong chunks.
+  for (size_t n : {0, 1, 3, 7, 1025})
+    for (int p = 1; p <= 5; ++p) {
+      const Partition part{n, p};
+      for (int c = 0; c <= p; ++c) EXPECT_EQ(sp::reference::coll_block_begin(n, p, c), c < p ? part.begin(c) : n);
+    }
+}
+
+TEST(Reference, InputsKeepSumsExactInHalf) {
+  for (int r = 0; r < 256; ++r)
+    for (size_t i = 0; i < 100; ++i) ASSERT_LE(std::abs(sp::reference::coll_input(r, i)), 8);
+}

@@ -1,0 +1,25 @@
+#pragma once
+// What a collective case reports (bandwidths, phase times, traffic counted
+// by the transport, the calibrated model) and how it is judged against
+// ../shared/MODELS.md.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "scaleproof/technique.hpp"
+#include "suites/collectives/engine.hpp"
+
+namespace sp::coll {
+
+// Sizes below this are latency-dominated: predictions there are reported,
+// not judged (the bands apply at >= 1 MiB).
+constexpr double kJudgedBytes = 1 << 20;
+
+// Collective over ranks (every rank calls it in the same order).
+void collect_counters(Engine& e, const std::string& algo, long calls, double call_seconds,
+                      const std::map<std::string, double>& phase_seconds, std::map<std::string, double>& out);
+
+void judge_case(const sp::Info& info, const CaseSpec& s, const std::string& label, const std::string& algo,
+                const sp::Measurement& m, std::vector<sp::Verdict>& out);
+
+}  // namespace sp::coll
