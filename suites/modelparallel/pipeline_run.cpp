@@ -1,0 +1,128 @@
+// Pipeline set-up, step and check; see pipeline_run.hpp.
+#include "suites/modelparallel/pipeline_run.hpp"
+
+#include <cmath>
+
+#include "reference/modelparallel/pipeline_ref.hpp"
+#include "scaleproof/compare.hpp"
+#include "suites/modelparallel/mp_data.hpp"
+
+namespace sp::mp {
+
+PipeConfig PipeConfig::from(ScheduleKind k, const Params& params, int p) {
+  PipeConfig c;
+  c.kind = k;
+  c.p = p;
+  c.m = static_cast<int>(params.i("m"));
+  c.v = static_cast<int>(params.i_or("v", 1));
+  c.layers = static_cast<int>(params.i("L"));
+  c.h = static_cast<int>(params.i("h"));
+  c.rows = static_cast<int>(params.i("b"));
+  return c;
+}
+
+void PipeConfig::validate() const {
+  check_shape(kind, p, m, v, layers);
+  if (!pipeline_tags_fit(m, p * v)) throw InputError("pipeline: m * p * v too large for MPI tags (2 m p v < 32767)");
+  if (static_cast<int64_t>(rows) * h > (int64_t(1) << 26) || static_cast<int64_t>(h) * h > (int64_t(1) << 26))
+    throw InputError("pipeline: activations or weights above 2^26 elements are not supported");
+}
+
+Mat pipe_weight(int layer, int h) {
+  // 1.7/sqrt(h) keeps activations O(1) through many GeLU layers.
+  return to_view(fill(static_cast<size_t>(h) * h, 1000 + layer, 1.7 / std::sqrt(h)), h, h, "W");
+}
+std::vector<double> pipe_input(int mb, const PipeConfig& c) { return fill(c.act_elems(), 2000 + mb, 1.0); }
+std::vector<double> pipe_out_grad(int mb, const PipeConfig& c) { return fill(c.act_elems(), 3000 + mb, 1.0); }
+
+void PipeRun::setup(coll::Transport& t, const PipeConfig& c) {
+  cfg = c;
+  ex = std::make_unique<PipelineExecutor>(t, make_schedule(c.kind, c.p, c.m, c.v), c.layers, c.h, c.rows);
+  ex->init_weights([&](int l) { return pipe_weight(l, c.h); });
+  inputs.clear(), out_grads.clear();
+  const bool first = t.rank() == 0, last = t.rank() == (c.p * c.v - 1) % c.p;
+  for (int mb = 0; mb < c.m; ++mb) {
+    inputs.push_back(first ? to_view(pipe_input(mb, c), c.rows, c.h, "X") : Mat());
+    out_grads.push_back(last ? to_view(pipe_out_grad(mb, c), c.rows, c.h, "G") : Mat());
+  }
+}
+
+PipeStats PipeRun::step() {
+  last = ex->step(inputs, out_grads);
+  return last;
+}
+
+namespace {
+
+// The same layer kernels, one micro-batch after another on one rank: the
+// pipeline may reorder independent work but never changes an operation, so
+// its results must be bitwise equal to these.
+struct Sequential {
+  std::vector<Mat> Y, dX;
+  std::vector<PipeLayer> layers;
+};
+
+Sequential run_sequential(const PipeConfig& c) {
+  Sequential s;
+  for (int l = 0; l < c.layers; ++l) {
+    s.layers.push_back({pipe_weight(l, c.h), Mat("dW", c.h, c.h)});
+  }
+  for (int mb = 0; mb < c.m; ++mb) {
+    std::vector<LayerStash> st(c.layers);
+    Mat x = to_view(pipe_input(mb, c), c.rows, c.h, "X");
+    for (int l = 0; l < c.layers; ++l) x = layer_forward(s.layers[l], x, st[l]);
+    s.Y.push_back(x);
+    Mat dy = to_view(pipe_out_grad(mb, c), c.rows, c.h, "G");
+    for (int l = c.layers - 1; l >= 0; --l) dy = layer_backward(s.layers[l], st[l], dy);
+    s.dX.push_back(dy);
+  }
+  return s;
+}
+
+void exactly(Comparator& cmp, CMat got, CMat want) {
+  auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), got);
+  auto w = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), want);
+  for (size_t i = 0; i < g.extent(0); ++i)
+    for (size_t j = 0; j < g.extent(1); ++j) cmp.add(g(i, j), w(i, j), 0.0);
+}
+
+}  // namespace
+
+CheckResult pipe_check(PipeRun& run, int rank) {
+  const PipeConfig& c = run.cfg;
+  const bool first = rank == 0, last = rank == (c.p * c.v - 1) % c.p;
+  auto mine = run.ex->layers();
+
+  const Sequential seq = run_sequential(c);
+  Comparator same("bitwise vs the same kernels run sequentially (bound 0)");
+  for (int mb = 0; mb < c.m; ++mb) {
+    if (last) exactly(same, run.ex->outputs()[mb], seq.Y[mb]);
+    if (first) exactly(same, run.ex->input_grads()[mb], seq.dX[mb]);
+  }
+  for (auto& [l, layer] : mine) exactly(same, layer->dW, seq.layers[l].dW);
+
+  using reference::EbMat;
+  std::vector<EbMat> W, X, G;
+  for (int l = 0; l < c.layers; ++l) {
+    auto w = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), seq.layers[l].W);
+    W.push_back(reference::exact(std::vector<double>(w.data(), w.data() + w.size()), c.h, c.h));
+  }
+  for (int mb = 0; mb < c.m; ++mb) {
+    X.push_back(reference::exact(pipe_input(mb, c), c.rows, c.h));
+    G.push_back(reference::exact(pipe_out_grad(mb, c), c.rows, c.h));
+  }
+  const auto ref = reference::pipeline_reference(W, X, G);
+  Comparator bounded("running error bound vs plain-loop reference (bounded.hpp)");
+  for (int mb = 0; mb < c.m; ++mb) {
+    if (last) compare(bounded, run.ex->outputs()[mb], ref.Y[mb]);
+    if (first) compare(bounded, run.ex->input_grads()[mb], ref.dX[mb]);
+  }
+  for (auto& [l, layer] : mine) compare(bounded, layer->dW, ref.dW[l]);
+
+  CheckResult r = same.result();
+  r.bound_rule = "bitwise vs sequential same kernels; running error bound vs plain loops";
+  r.merge(bounded.result());
+  return r;
+}
+
+}  // namespace sp::mp
