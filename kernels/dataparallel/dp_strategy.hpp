@@ -7,7 +7,8 @@
 //   zero2           reduce-scatter each layer's gradient as backward produces it, free it
 //   zero2_overlap   zero2 with the reduce-scatters non-blocking
 //   zero3           params sharded: all-gather each layer before forward and backward
-//   zero3_prefetch  zero3 with the next layer's all-gather started before the current layer computes
+//   zero3_prefetch  zero3 with the next layer's all-gather started before the current layer computes,
+//                   and its gradient reduce-scatters non-blocking
 //   zero_offload    zero2 with optimizer state, master shard and Adam in host memory
 #include <stdexcept>
 #include <string>

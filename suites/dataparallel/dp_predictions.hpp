@@ -48,9 +48,9 @@ inline void append_dp_verdicts(const std::string& name, const Params& prm, const
                                const Measurement& m, std::vector<Verdict>& out) {
   auto counter = [&](const std::string& k) {
     auto it = m.counters.find(k);
-    return it == m.counters.end() ? NAN : it->second;
+    return it == m.counters.end() ? 0.0 : it->second;  // zero counters are not reported
   };
-  if (std::isnan(counter("bytes_sent_per_step"))) return;
+  if (!m.counters.count("shard_params")) return;  // not a dp_train measurement
   const Variant v = parse_variant(variant);
   const double es = prm.s("dtype") == "fp32" ? 4 : 8, psi = static_cast<double>(s.n_params());
   const double p = m.ranks, L = s.layers();
@@ -126,8 +126,8 @@ inline void append_dp_verdicts(const std::string& name, const Params& prm, const
                              0, 0, "sum of category peaks incl. transients; fp32 convention 4+4+8 B/param");
   total.status = "INFO";
   out.push_back(total);
-  const double overlap = counter("overlap_pct");
-  if (!std::isnan(overlap)) {
+  if (m.counters.count("t_ovrl_s")) {
+    const double overlap = imb_nbc_overlap_pct(counter("t_pure_comm_s"), counter("t_cpu_s"), counter("t_ovrl_s"));
     Verdict o{name, variant, prm.label(), "overlap (IMB-NBC)", "%"};
     o.predicted = v.overlap ? 100 : 0;
     o.measured = overlap;

@@ -180,7 +180,11 @@ class DpTrain : public sp::Technique {
   // measurement for the variants that have a blocking / overlapped pair.
   template <class T>
   void counters_t(Data<T>& d, const std::string& variant, std::map<std::string, double>& out) {
-    for (auto& [k, v] : d.last) out[k] = v;
+    // Zero-valued counters are left out: Google Benchmark's cv statistic of an
+    // all-zero counter is 0/0, written as "-nan", which is not JSON. predict()
+    // reads a missing counter as 0.
+    for (auto& [k, val] : d.last)
+      if (val != 0) out[k] = val;
     const Variant v = parse_variant(variant);
     if (v.offload || v.strategy == Strategy::param_server || v.strategy == Strategy::zero1) return;
     auto& tr = trainer(d, variant);
@@ -202,8 +206,8 @@ class DpTrain : public sp::Technique {
       return x[x.size() / 2];
     };
     const double to = median(ovrl), tc = median(cpu), tp = median(pure);
+    // Times only (never zero); predict() computes the overlap % from them.
     out["t_ovrl_s"] = to, out["t_cpu_s"] = tc, out["t_pure_comm_s"] = tp;
-    out["overlap_pct"] = imb_nbc_overlap_pct(tp, tc, to);
   }
 
   sp::Params params_;
