@@ -1,0 +1,434 @@
+#pragma once
+// Data-parallel training of the MLP over p ranks (dp_strategy.hpp lists the
+// strategies). Each rank takes B/p consecutive samples of the global batch,
+// computes the gradient of the global mean loss on them, and the strategy
+// combines the ranks' gradients and updates the parameters. All messages go
+// through a coll::Transport, so bytes are counted per phase; every buffer
+// goes through a MemoryTracker, so bytes held are counted per category.
+//
+// Sharding (ZeRO): each layer's parameter block is split into p balanced
+// chunks (coll::Partition); rank r owns chunk r of every layer. A rank's
+// shard is the concatenation of its chunks, layer after layer.
+//
+// Memory spaces: compute buffers live in the default memory space; the
+// transports move host memory, so when that space is not host-accessible
+// (CUDA) messages are staged through a host buffer (counted as comm).
+#include <Kokkos_Core.hpp>
+#include <memory>
+#include <vector>
+
+#include "kernels/collectives/ring.hpp"
+#include "kernels/dataparallel/dp_strategy.hpp"
+#include "kernels/dataparallel/memory_tracker.hpp"
+#include "kernels/dataparallel/mlp_kernels.hpp"
+#include "kernels/dataparallel/nb_ring.hpp"
+
+namespace sp::dp {
+
+template <class T>
+class DpTrainer {
+  using MemSpace = Kokkos::DefaultExecutionSpace::memory_space;
+  using DevU = Kokkos::View<T*, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using HostU = Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  static constexpr bool kHostComm = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+
+ public:
+  DpTrainer(const MlpShape& s, int global_batch, const AdamConfig& cfg, Variant v, coll::Transport& t)
+      : s_(s), B_(global_batch), cfg_(cfg), v_(v), t_(t), p_(t.size()), r_(t.rank()), bl_(global_batch / t.size()) {
+    const int L = s_.layers();
+    size_t so = 0;
+    for (int l = 1; l <= L; ++l) {
+      const coll::Partition part{s_.block_size(l), p_};
+      chunk_begin_.push_back(part.begin(r_));
+      chunk_size_.push_back(part.size(r_));
+      shard_off_.push_back(so);
+      so += part.size(r_);
+    }
+    shard_n_ = so;
+    allocate();
+  }
+  ~DpTrainer() { t_.wait_all(); }
+
+  // Starts training afresh from theta0 on the global batch (X, Y).
+  void load(const std::vector<T>& theta0, const std::vector<T>& X, const std::vector<T>& Y) {
+    const size_t din = s_.dims.front(), dout = s_.dims.back();
+    copy_in(A_[0], X.data() + r_ * bl_ * din, bl_ * din);
+    copy_in(Yt_, Y.data() + r_ * bl_ * dout, bl_ * dout);
+    if (v_.strategy == Strategy::zero3) {
+      for (int l = 1; l <= s_.layers(); ++l)
+        copy_in(params_, theta0.data() + s_.block_offset(l) + cb(l), chunk_size(l), shard_off(l));
+    } else {
+      copy_in(params_, theta0.data(), s_.n_params());
+    }
+    if (master_.extent(0) > 0)
+      for (int l = 1; l <= s_.layers(); ++l)
+        std::copy_n(theta0.data() + s_.block_offset(l) + cb(l), chunk_size(l), master_.data() + shard_off(l));
+    Kokkos::deep_copy(m_, T(0)), Kokkos::deep_copy(v_m_, T(0));
+    if (mh_.extent(0) > 0) Kokkos::deep_copy(mh_, T(0)), Kokkos::deep_copy(vh_, T(0));
+    step_ = 0;
+    host_link_bytes_ = 0;
+    Kokkos::fence();
+  }
+
+  void step() {
+    ++step_;
+    Kokkos::Timer timer;
+    forward();
+    backward();
+    finish_gradients();
+    pass_seconds_ = timer.seconds();
+    optimizer_step();
+    after_update();
+    t_.wait_all();  // every handle is complete: release them
+  }
+
+  // (global parameter index, value) for each parameter this rank holds.
+  std::vector<std::pair<size_t, T>> held_params() const {
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), params_);
+    std::vector<std::pair<size_t, T>> out;
+    if (v_.strategy == Strategy::zero3) {
+      for (int l = 1; l <= s_.layers(); ++l)
+        for (size_t i = 0; i < chunk_size(l); ++i)
+          out.push_back({s_.block_offset(l) + cb(l) + i, h(shard_off(l) + i)});
+    } else {
+      for (size_t i = 0; i < s_.n_params(); ++i) out.push_back({i, h(i)});
+    }
+    return out;
+  }
+
+  const MemoryTracker& memory() const { return mem_; }
+  void reset_memory_peaks() { mem_.reset_peaks(); }
+  size_t shard_size() const { return shard_n_; }
+  double host_link_bytes() const { return host_link_bytes_; }
+  // Seconds of the last step's forward + backward + gradient communication.
+  double pass_seconds() const { return pass_seconds_; }
+  // For the overlap measurement (IMB-NBC): run the pass without its
+  // communication, or without its computation. Results are then meaningless.
+  void set_skip(bool compute, bool comm) { skip_compute_ = compute, skip_comm_ = comm; }
+
+ private:
+  size_t cb(int l) const { return chunk_begin_[l - 1]; }
+  size_t chunk_size(int l) const { return chunk_size_[l - 1]; }
+  size_t shard_off(int l) const { return shard_off_[l - 1]; }
+  bool sharded_grads() const { return v_.strategy == Strategy::zero2 || v_.strategy == Strategy::zero3; }
+
+  Vec<T> alloc(Mem c, const char* name, size_t n) {
+    mem_.add(c, n * sizeof(T));
+    return Vec<T>(std::string(name), n);
+  }
+  void release(Mem c, Vec<T>& v) {
+    if (v.extent(0) == 0) return;
+    mem_.sub(c, v.extent(0) * sizeof(T));
+    v = Vec<T>();
+  }
+
+  void allocate() {
+    const int L = s_.layers();
+    const size_t n = s_.n_params();
+    const bool server = v_.strategy == Strategy::param_server && r_ == 0;
+    params_ = alloc(Mem::params, "dp_params", v_.strategy == Strategy::zero3 ? shard_n_ : n);
+    if (!sharded_grads()) grads_ = alloc(Mem::grads, "dp_grads", n);
+    else grads_ = alloc(Mem::grads, "dp_grad_shard", shard_n_);
+    // Optimizer state: full on DDP ranks and the server, a shard under ZeRO, on the host when offloaded.
+    size_t opt_n = 0;
+    if (v_.strategy == Strategy::ddp || server) opt_n = n;
+    else if (v_.strategy != Strategy::param_server) opt_n = shard_n_;
+    if (v_.offload) {
+      mh_ = Kokkos::View<T*, Kokkos::HostSpace>("dp_m_host", opt_n);
+      vh_ = Kokkos::View<T*, Kokkos::HostSpace>("dp_v_host", opt_n);
+      gh_ = Kokkos::View<T*, Kokkos::HostSpace>("dp_g_host", opt_n);
+      master_ = Kokkos::View<T*, Kokkos::HostSpace>("dp_master_host", opt_n);
+      mem_.add(Mem::host_optim, 4.0 * opt_n * sizeof(T));
+    } else {
+      m_ = alloc(Mem::optim, "dp_m", opt_n);
+      v_m_ = alloc(Mem::optim, "dp_v", opt_n);
+    }
+    if (server && p_ > 1) {
+      ps_recv_ = Kokkos::View<T*, Kokkos::HostSpace>("dp_ps_recv", n);
+      mem_.add(Mem::comm, n * sizeof(T));
+    }
+    // Activations: inputs, per-layer pre-activations and outputs, two gradient buffers.
+    A_.resize(L + 1), Z_.resize(L + 1);
+    A_[0] = alloc(Mem::activations, "dp_x", bl_ * s_.dims.front());
+    int widest = 0;
+    for (int l = 1; l <= L; ++l) {
+      Z_[l] = alloc(Mem::activations, "dp_z", bl_ * s_.out(l));
+      A_[l] = alloc(Mem::activations, "dp_a", bl_ * s_.out(l));
+      widest = std::max(widest, s_.dims[l]);
+    }
+    widest = std::max(widest, s_.dims.front());
+    dZ_[0] = alloc(Mem::activations, "dp_dz0", bl_ * widest);
+    dZ_[1] = alloc(Mem::activations, "dp_dz1", bl_ * widest);
+    Yt_ = alloc(Mem::activations, "dp_target", bl_ * s_.dims.back());
+    if (!kHostComm) {
+      stage_ = Kokkos::View<T*, Kokkos::HostSpace>("dp_stage", n);
+      mem_.add(Mem::comm, n * sizeof(T));
+    }
+    gathered_.resize(L + 2), layer_grad_.resize(L + 1), gather_ring_.resize(L + 2), grad_ring_.resize(L + 1);
+  }
+
+  void copy_in(Vec<T> dst, const T* src, size_t n, size_t off = 0) {
+    Kokkos::deep_copy(DevU(dst.data() + off, n), Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(src, n));
+  }
+
+  // Host view of device data for a message (slot: a place in the stage buffer unique to this use).
+  T* to_host(T* dev, size_t n, size_t slot) {
+    if (kHostComm || n == 0) return dev;
+    Kokkos::deep_copy(HostU(stage_.data() + slot, n), DevU(dev, n));
+    return stage_.data() + slot;
+  }
+  void to_dev(T* dev, T* host, size_t n) {
+    if (kHostComm || n == 0 || dev == host) return;
+    Kokkos::deep_copy(DevU(dev, n), HostU(host, n));
+  }
+
+  // Blocking ring collectives with the ring's internal chunk buffer counted as comm.
+  void reduce_scatter(T* dev, size_t n, size_t slot) {
+    if (skip_comm_ || p_ == 1) return;
+    T* h = to_host(dev, n, slot);
+    const double tmp = coll::Partition{n, p_}.size(0) * sizeof(T);
+    mem_.add(Mem::comm, tmp);
+    coll::ring_reduce_scatter(t_, h, n, coll::Op::sum);
+    mem_.sub(Mem::comm, tmp);
+    to_dev(dev, h, n);
+  }
+  void all_gather(T* dev, size_t n, size_t slot) {
+    if (skip_comm_ || p_ == 1) return;
+    T* h = to_host(dev, n, slot);
+    coll::ring_all_gather(t_, h, n);
+    to_dev(dev, h, n);
+  }
+  void all_reduce(T* dev, size_t n, size_t slot) {
+    if (skip_comm_ || p_ == 1) return;
+    T* h = to_host(dev, n, slot);
+    const double tmp = coll::Partition{n, p_}.size(0) * sizeof(T);
+    mem_.add(Mem::comm, tmp);
+    coll::ring_all_reduce(t_, h, n, coll::Op::sum);
+    mem_.sub(Mem::comm, tmp);
+    to_dev(dev, h, n);
+  }
+  // Starts a non-blocking ring on layer l's block (already staged to the host by the caller).
+  std::unique_ptr<NbRing<T>> start_ring(T* host, size_t n, typename NbRing<T>::Kind kind, int tag) {
+    if (skip_comm_) return nullptr;
+    auto ring = std::make_unique<NbRing<T>>(t_, host, n, kind, tag);
+    mem_.add(Mem::comm, ring->buffer_bytes());
+    return ring;
+  }
+  void finish_ring(std::unique_ptr<NbRing<T>>& ring) {
+    if (!ring) return;
+    ring->finish();
+    mem_.sub(Mem::comm, ring->buffer_bytes());
+    ring.reset();
+  }
+  // Lets every collective in flight advance; a finished gradient collective
+  // is completed at once, so ZeRO-2 frees each layer's full gradient as early as it can.
+  void progress_all() {
+    for (auto& r : gather_ring_)
+      if (r) r->progress();
+    for (int l = 1; l <= s_.layers(); ++l)
+      if (grad_ring_[l]) {
+        grad_ring_[l]->progress();
+        if (grad_ring_[l]->done()) complete_grad_ring(l);
+      }
+  }
+  void complete_grad_ring(int l) {
+    const size_t n = s_.block_size(l), slot = s_.block_offset(l);
+    finish_ring(grad_ring_[l]);
+    if (v_.strategy == Strategy::ddp) {
+      to_dev(grads_.data() + slot, stage_.data() + slot, n);
+    } else {
+      to_dev(layer_grad_[l].data(), stage_.data() + slot, n);
+      keep_grad_chunk(l);
+    }
+  }
+
+  // ZeRO-3: layer l's full parameters, assembled from every rank's chunk.
+  void start_gather(int l) {
+    if (l < 1 || l > s_.layers() || gathered_[l].extent(0) > 0) return;
+    const size_t n = s_.block_size(l);
+    gathered_[l] = alloc(Mem::params, "dp_gathered", n);
+    Kokkos::deep_copy(DevU(gathered_[l].data() + cb(l), chunk_size(l)), DevU(params_.data() + shard_off(l), chunk_size(l)));
+    if (v_.overlap) {
+      T* h = to_host(gathered_[l].data(), n, s_.block_offset(l));
+      gather_ring_[l] = start_ring(h, n, NbRing<T>::Kind::all_gather, 1000 + l);
+    } else {
+      all_gather(gathered_[l].data(), n, s_.block_offset(l));
+    }
+  }
+  CVec<T> layer_params(int l, int next) {
+    if (v_.strategy != Strategy::zero3) return DevU(params_.data() + s_.block_offset(l), s_.block_size(l));
+    start_gather(l);
+    if (gather_ring_[l]) {
+      finish_ring(gather_ring_[l]);
+      to_dev(gathered_[l].data(), stage_.data() + s_.block_offset(l), s_.block_size(l));
+    }
+    if (v_.overlap) start_gather(next);  // prefetch: overlaps with layer l's compute
+    return gathered_[l];
+  }
+  void drop_layer_params(int l) {
+    if (v_.strategy == Strategy::zero3) release(Mem::params, gathered_[l]);
+  }
+
+  void forward() {
+    const int L = s_.layers();
+    for (int l = 1; l <= L; ++l) {
+      CVec<T> P = layer_params(l, l + 1);
+      if (!skip_compute_) layer_forward<T>(P, A_[l - 1], Z_[l], A_[l], bl_, s_.in(l), s_.out(l), l < L);
+      Kokkos::fence();
+      drop_layer_params(l);
+      progress_all();
+    }
+  }
+
+  void backward() {
+    const int L = s_.layers();
+    if (!skip_compute_) loss_grad<T>(A_[L], Yt_, dZ_[0], B_);
+    int cur = 0;
+    for (int l = L; l >= 1; --l) {
+      CVec<T> P = layer_params(l, l - 1);
+      Vec<T> G = sharded_grads() ? (layer_grad_[l] = alloc(Mem::grads, "dp_layer_grad", s_.block_size(l)))
+                                 : Vec<T>(DevU(grads_.data() + s_.block_offset(l), s_.block_size(l)));
+      if (!skip_compute_) {
+        layer_weight_grad<T>(dZ_[cur], A_[l - 1], G, bl_, s_.in(l), s_.out(l));
+        if (l > 1) layer_input_grad<T>(P, dZ_[cur], Z_[l - 1], dZ_[1 - cur], bl_, s_.in(l), s_.out(l));
+      }
+      Kokkos::fence();
+      drop_layer_params(l);
+      gradient_ready(l);
+      progress_all();
+      cur = 1 - cur;
+    }
+  }
+
+  // Layer l's gradient is complete on this rank.
+  void gradient_ready(int l) {
+    const size_t n = s_.block_size(l), slot = s_.block_offset(l);
+    if (v_.strategy == Strategy::ddp && v_.overlap) {
+      T* h = to_host(grads_.data() + slot, n, slot);
+      grad_ring_[l] = start_ring(h, n, NbRing<T>::Kind::all_reduce, 2000 + l);
+    } else if (sharded_grads() && v_.overlap) {
+      T* h = to_host(layer_grad_[l].data(), n, slot);
+      grad_ring_[l] = start_ring(h, n, NbRing<T>::Kind::reduce_scatter, 2000 + l);
+    } else if (sharded_grads()) {
+      reduce_scatter(layer_grad_[l].data(), n, slot);
+      keep_grad_chunk(l);
+    }
+  }
+  // ZeRO-2/3: keep this rank's reduced chunk of layer l's gradient, free the rest.
+  void keep_grad_chunk(int l) {
+    Kokkos::deep_copy(DevU(grads_.data() + shard_off(l), chunk_size(l)), DevU(layer_grad_[l].data() + cb(l), chunk_size(l)));
+    release(Mem::grads, layer_grad_[l]);
+  }
+
+  void finish_gradients() {
+    const int L = s_.layers();
+    for (int l = L; l >= 1; --l) {
+      const size_t n = s_.block_size(l), slot = s_.block_offset(l);
+      if (grad_ring_[l]) complete_grad_ring(l);
+      if (sharded_grads() && layer_grad_[l].extent(0) > 0) keep_grad_chunk(l);  // overlap with comm skipped
+      if (v_.strategy == Strategy::ddp && !v_.overlap) all_reduce(grads_.data() + slot, n, slot);
+      if (v_.strategy == Strategy::zero1) reduce_scatter(grads_.data() + slot, n, slot);
+    }
+    if (v_.strategy == Strategy::param_server) gather_to_server();
+  }
+
+  // Parameter server: workers send their gradient to rank 0, which sums them in rank order.
+  void gather_to_server() {
+    if (skip_comm_ || p_ == 1) return;
+    const size_t n = s_.n_params();
+    t_.set_phase("ps-gradients");
+    T* g = to_host(grads_.data(), n, 0);
+    if (r_ == 0) {
+      T* buf = ps_recv_.data();
+      for (int w = 1; w < p_; ++w) {
+        t_.recv(buf, n * sizeof(T), w);
+        coll::reduce_into(g, buf, n, coll::Op::sum);
+      }
+    } else {
+      t_.send(g, n * sizeof(T), 0);
+    }
+    to_dev(grads_.data(), g, n);
+  }
+
+  void optimizer_step() {
+    if (skip_compute_) return;
+    const int L = s_.layers();
+    switch (v_.strategy) {
+      case Strategy::ddp:
+        adam_update<T>(params_.data(), grads_.data(), m_.data(), v_m_.data(), s_.n_params(), cfg_, step_);
+        break;
+      case Strategy::param_server:
+        if (r_ == 0) adam_update<T>(params_.data(), grads_.data(), m_.data(), v_m_.data(), s_.n_params(), cfg_, step_);
+        break;
+      case Strategy::zero3:
+        adam_update<T>(params_.data(), grads_.data(), m_.data(), v_m_.data(), shard_n_, cfg_, step_);
+        break;
+      case Strategy::zero1:
+      case Strategy::zero2:
+        if (v_.offload) {
+          offloaded_update();
+          break;
+        }
+        for (int l = 1; l <= L; ++l) {
+          const size_t gofs = v_.strategy == Strategy::zero1 ? s_.block_offset(l) + cb(l) : shard_off(l);
+          adam_update<T>(params_.data() + s_.block_offset(l) + cb(l), grads_.data() + gofs, m_.data() + shard_off(l),
+                         v_m_.data() + shard_off(l), chunk_size(l), cfg_, step_);
+        }
+        break;
+    }
+    Kokkos::fence();
+  }
+
+  // ZeRO-Offload: the gradient shard goes to the host, Adam runs there on the
+  // fp32 master shard, and the updated shard comes back (2 shard copies per step).
+  void offloaded_update() {
+    Kokkos::deep_copy(gh_, Kokkos::View<const T*, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(grads_.data(), shard_n_));
+    host_link_bytes_ += shard_n_ * sizeof(T);
+    adam_update<T, Kokkos::DefaultHostExecutionSpace>(master_.data(), gh_.data(), mh_.data(), vh_.data(), shard_n_, cfg_, step_);
+    Kokkos::DefaultHostExecutionSpace().fence();
+    for (int l = 1; l <= s_.layers(); ++l)
+      Kokkos::deep_copy(DevU(params_.data() + s_.block_offset(l) + cb(l), chunk_size(l)),
+                        HostU(master_.data() + shard_off(l), chunk_size(l)));
+    host_link_bytes_ += shard_n_ * sizeof(T);
+  }
+
+  // Every rank needs the updated full parameters for the next forward pass
+  // (except under ZeRO-3, which gathers them on demand).
+  void after_update() {
+    if (skip_comm_ || p_ == 1) return;
+    if (v_.strategy == Strategy::zero1 || v_.strategy == Strategy::zero2) {
+      for (int l = 1; l <= s_.layers(); ++l)
+        all_gather(params_.data() + s_.block_offset(l), s_.block_size(l), s_.block_offset(l));
+    } else if (v_.strategy == Strategy::param_server) {
+      const size_t n = s_.n_params();
+      t_.set_phase("ps-parameters");
+      T* h = to_host(params_.data(), n, 0);
+      if (r_ == 0)
+        for (int w = 1; w < p_; ++w) t_.send(h, n * sizeof(T), w);
+      else
+        t_.recv(h, n * sizeof(T), 0);
+      to_dev(params_.data(), h, n);
+    }
+  }
+
+  MlpShape s_;
+  int B_;
+  AdamConfig cfg_;
+  Variant v_;
+  coll::Transport& t_;
+  int p_, r_;
+  size_t bl_;
+  std::vector<size_t> chunk_begin_, chunk_size_, shard_off_;
+  size_t shard_n_ = 0;
+  MemoryTracker mem_;
+  Vec<T> params_, grads_, m_, v_m_, Yt_;
+  Vec<T> dZ_[2];
+  std::vector<Vec<T>> A_, Z_, gathered_, layer_grad_;
+  Kokkos::View<T*, Kokkos::HostSpace> stage_, ps_recv_, mh_, vh_, gh_, master_;
+  std::vector<std::unique_ptr<NbRing<T>>> gather_ring_, grad_ring_;
+  int step_ = 0;
+  double host_link_bytes_ = 0, pass_seconds_ = 0;
+  bool skip_compute_ = false, skip_comm_ = false;
+};
+
+}  // namespace sp::dp

@@ -1,0 +1,223 @@
+// dp_train: data-parallel training of a real MLP (GeLU, MSE loss, Adam) over
+// p ranks with the strategies of kernels/dataparallel/dp_strategy.hpp
+// (parameter server, DDP, ZeRO-1/2/3, overlapped and offloaded variants).
+// One call runs `steps` optimizer steps from the same initial parameters on
+// the same global batch; check() compares the parameters each rank holds with
+// the single-process reference trainer (reference/dataparallel), element by
+// element, against that reference's running error bound. Predictions: bytes
+// sent per step (2 Psi / 3 Psi, ring-exact), parameter-server load, memory
+// per category (MODELS.md's (P+G+K) Psi structure with fp32 = 4+4+8 bytes per
+// parameter), host-link bytes of the offload, and the IMB-NBC overlap %.
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "kernels/dataparallel/dp_trainer.hpp"
+#include "reference/dataparallel/mlp_reference.hpp"
+#include "scaleproof/comm.hpp"
+#include "scaleproof/compare.hpp"
+#include "scaleproof/registry.hpp"
+#include "suites/dataparallel/dp_predictions.hpp"
+
+namespace {
+
+using namespace sp::dp;
+
+class DpTrain : public sp::Technique {
+ public:
+  DpTrain() : Technique(describe()) {}
+
+  static sp::Info describe() {
+    sp::Info i;
+    i.name = "dp_train";
+    i.family = "dataparallel";
+    i.summary = "MLP training: parameter server, DDP, ZeRO-1/2/3, overlap, offload";
+    auto set = [](const char* dtype, int in, int width, int depth, int out, int batch, int steps) {
+      return sp::Params{{"dtype", dtype},          {"in", std::to_string(in)},       {"width", std::to_string(width)},
+                        {"depth", std::to_string(depth)}, {"out", std::to_string(out)},   {"batch", std::to_string(batch)},
+                        {"steps", std::to_string(steps)}};
+    };
+    // Conformance: tiny, odd widths so chunks are uneven; batch 12 divides by 1..4.
+    i.param_sets.push_back({sp::Size::conformance, set("fp64", 6, 10, 2, 3, 12, 3)});
+    i.param_sets.push_back({sp::Size::conformance, set("fp32", 5, 7, 3, 2, 12, 2)});
+    i.param_sets.push_back({sp::Size::small, set("fp32", 64, 256, 4, 16, 64, 2)});
+    i.param_sets.push_back({sp::Size::medium, set("fp32", 256, 1024, 4, 64, 128, 2)});
+    i.param_sets.push_back({sp::Size::large, set("fp32", 1024, 4096, 4, 256, 256, 2)});
+    i.variants = variant_names();
+    i.ranks = {1, 1 << 30, false};
+    i.source = "MODELS.md Data parallelism and ZeRO; docs/dataparallel.md";
+    return i;
+  }
+
+  void validate(const sp::Params& p, int nranks) const override {
+    Technique::validate(p, nranks);  // every size > 0: depth 0 (no hidden layer) is rejected here
+    const auto& t = p.s("dtype");
+    if (t != "fp32" && t != "fp64") throw sp::InputError("dp_train: unknown dtype '" + t + "' (fp32 or fp64)");
+    for (auto* k : {"in", "width", "depth", "out", "batch", "steps"})
+      if (p.i(k) > (int64_t(1) << 20)) throw sp::InputError(std::string("dp_train: ") + k + " above 2^20 is not supported");
+    if (p.i("batch") % nranks != 0)
+      throw sp::InputError("dp_train: global batch " + std::to_string(p.i("batch")) + " does not divide over " +
+                           std::to_string(nranks) + " ranks (each rank takes batch/p samples)");
+    const MlpShape s = shape_of(p);
+    if (static_cast<size_t>(nranks) > s.min_block())
+      throw sp::InputError("dp_train: " + std::to_string(nranks) + " ranks exceed the " + std::to_string(s.min_block()) +
+                           " parameters of the smallest layer, which ZeRO shards over every rank");
+  }
+
+  sp::Counts counts(const sp::Params& p, int nranks) const override {
+    const MlpShape s = shape_of(p);
+    const double es = p.s("dtype") == "fp32" ? 4 : 8, n = static_cast<double>(s.n_params());
+    const double local = static_cast<double>(p.i("batch") / nranks), steps = static_cast<double>(p.i("steps"));
+    sp::Counts c;
+    // Forward 2 MAC-FLOPs per weight per sample, backward twice that (dW and dA).
+    c.flops = steps * 6 * s.macs_per_sample() * local;
+    // Per step: weights read three times (forward, dA, and by Adam with m, v, g) and written once.
+    c.bytes_read = steps * es * (3 * n + 3 * n);
+    c.bytes_written = steps * es * 3 * n;
+    c.dtype = p.s("dtype");
+    return c;
+  }
+
+  void setup(const sp::Params& p, int nranks) override {
+    params_ = p;
+    f32_ = p.s("dtype") == "fp32";
+    shape_ = shape_of(p);
+    transport_ = sp::coll::make_world_transport();
+    if (transport_->size() != nranks) throw std::runtime_error("dp_train: transport size differs from the rank count");
+    if (f32_) d32_ = make_data<float>();
+    else d64_ = make_data<double>();
+  }
+
+  void run(const std::string& variant) override {
+    if (f32_) run_t(d32_, variant);
+    else run_t(d64_, variant);
+  }
+
+  sp::CheckResult check(const std::string& variant) override {
+    return f32_ ? check_t(d32_, variant) : check_t(d64_, variant);
+  }
+
+  void report_counters(const std::string& variant, std::map<std::string, double>& out) override {
+    if (f32_) counters_t(d32_, variant, out);
+    else counters_t(d64_, variant, out);
+  }
+
+  void teardown() override { d32_ = {}, d64_ = {}, transport_.reset(); }
+
+  void predict(const sp::Params& p, const std::string& variant, const sp::Measurement& m, const sp::Machine& machine,
+               std::vector<sp::Verdict>& out) const override {
+    Technique::predict(p, variant, m, machine, out);
+    append_dp_verdicts(info_.name, p, shape_of(p), variant, m, out);
+  }
+
+ private:
+  template <class T>
+  struct Data {
+    std::vector<T> theta0, X, Y;
+    std::map<std::string, std::unique_ptr<DpTrainer<T>>> trainers;
+    std::unique_ptr<ref::Result> reference;
+    std::map<std::string, double> last;  // counters of the last run, per variant
+  };
+
+  static MlpShape shape_of(const sp::Params& p) {
+    return MlpShape::make(static_cast<int>(p.i("in")), static_cast<int>(p.i("width")), static_cast<int>(p.i("depth")),
+                          static_cast<int>(p.i("out")));
+  }
+
+  template <class T>
+  Data<T> make_data() {
+    Data<T> d;
+    const int B = static_cast<int>(params_.i("batch"));
+    d.theta0 = initial_params<T>(shape_);
+    d.X = batch_inputs<T>(shape_, B);
+    d.Y = batch_targets<T>(shape_, B);
+    return d;
+  }
+
+  template <class T>
+  DpTrainer<T>& trainer(Data<T>& d, const std::string& variant) {
+    auto& tr = d.trainers[variant];
+    if (!tr)
+      tr = std::make_unique<DpTrainer<T>>(shape_, static_cast<int>(params_.i("batch")), AdamConfig{},
+                                          parse_variant(variant), *transport_);
+    return *tr;
+  }
+
+  // The timed body: `steps` optimizer steps from the initial parameters.
+  template <class T>
+  void run_t(Data<T>& d, const std::string& variant) {
+    auto& tr = trainer(d, variant);
+    tr.load(d.theta0, d.X, d.Y);
+    transport_->reset_traffic();
+    tr.reset_memory_peaks();
+    const int steps = static_cast<int>(params_.i("steps"));
+    for (int s = 0; s < steps; ++s) tr.step();
+    const auto total = transport_->total();
+    auto& c = d.last;
+    c["bytes_sent_per_step"] = static_cast<double>(total.bytes_sent) / steps;
+    c["bytes_recv_per_step"] = static_cast<double>(total.bytes_recv) / steps;
+    c["host_link_bytes_per_step"] = tr.host_link_bytes() / steps;
+    c["shard_params"] = static_cast<double>(tr.shard_size());
+    for (int k = 0; k < MemoryTracker::N; ++k)
+      c[std::string("peak_") + mem_name(static_cast<Mem>(k))] = tr.memory().peak(static_cast<Mem>(k));
+    c["peak_total"] = tr.memory().peak_total();
+  }
+
+  template <class T>
+  sp::CheckResult check_t(Data<T>& d, const std::string& variant) {
+    if (!d.reference)
+      d.reference = std::make_unique<ref::Result>(ref::train<T>(shape_, static_cast<int>(params_.i("batch")),
+                                                                static_cast<int>(params_.i("steps")), AdamConfig{},
+                                                                d.theta0, d.X, d.Y, sp::unit_roundoff<T>()));
+    sp::Comparator cmp("running error bound through fwd/bwd/Adam (mlp_reference.hpp)");
+    for (auto& [i, v] : trainer(d, variant).held_params())
+      cmp.add(static_cast<double>(v), static_cast<double>(d.reference->theta[i]), d.reference->bound[i]);
+    return cmp.result();
+  }
+
+  // Counters of the benchmark's last run, plus the IMB-NBC overlap
+  // measurement for the variants that have a blocking / overlapped pair.
+  template <class T>
+  void counters_t(Data<T>& d, const std::string& variant, std::map<std::string, double>& out) {
+    // Zero-valued counters are left out: Google Benchmark's cv statistic of an
+    // all-zero counter is 0/0, written as "-nan", which is not JSON. predict()
+    // reads a missing counter as 0.
+    for (auto& [k, val] : d.last)
+      if (val != 0) out[k] = val;
+    const Variant v = parse_variant(variant);
+    if (v.offload || v.strategy == Strategy::param_server || v.strategy == Strategy::zero1) return;
+    auto& tr = trainer(d, variant);
+    tr.load(d.theta0, d.X, d.Y);
+    // Median of 5 of each: t_ovrl (both), t_cpu (compute only), t_pure (communication only).
+    std::vector<double> ovrl, cpu, pure;
+    for (int rep = 0; rep < 5; ++rep) {
+      for (int mode = 0; mode < 3; ++mode) {
+        tr.set_skip(mode == 2, mode == 1);
+        sp::comm::barrier();
+        tr.step();
+        const double t = sp::comm::max(tr.pass_seconds());
+        (mode == 0 ? ovrl : mode == 1 ? cpu : pure).push_back(t);
+      }
+    }
+    tr.set_skip(false, false);
+    auto median = [](std::vector<double> x) {
+      std::sort(x.begin(), x.end());
+      return x[x.size() / 2];
+    };
+    const double to = median(ovrl), tc = median(cpu), tp = median(pure);
+    // Times only (never zero); predict() computes the overlap % from them.
+    out["t_ovrl_s"] = to, out["t_cpu_s"] = tc, out["t_pure_comm_s"] = tp;
+  }
+
+  sp::Params params_;
+  bool f32_ = true;
+  MlpShape shape_;
+  std::unique_ptr<sp::coll::Transport> transport_;
+  Data<float> d32_;
+  Data<double> d64_;
+};
+
+SP_REGISTER_TECHNIQUE(DpTrain);
+
+}  // namespace
