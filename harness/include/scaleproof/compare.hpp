@@ -34,8 +34,7 @@ class Comparator {
     ++r_.checked;
     // NaN in got fails (the comparison below is false for NaN).
     if (!(err <= bound)) ++r_.wrong;
-    // A NaN is counted wrong above; the maxima stay those of the finite errors.
-    if (err > r_.max_abs_err) r_.max_abs_err = err;
+    if (err > r_.max_abs_err || std::isnan(err)) r_.max_abs_err = err;
     const double rel = want != 0 ? err / std::fabs(want) : (err == 0 ? 0 : INFINITY);
     if (rel > r_.max_rel_err) r_.max_rel_err = rel;
     if (bound > r_.max_bound) r_.max_bound = bound;
