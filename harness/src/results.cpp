@@ -78,9 +78,9 @@ nlohmann::json read_json(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw InputError("cannot read " + path);
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  // Google Benchmark writes bare NaN/Infinity (e.g. the coefficient of
+  // Google Benchmark writes bare nan/-nan/inf (e.g. the coefficient of
   // variation of a counter that is zero), which JSON does not allow.
-  static const std::regex non_finite(R"((:\s*)-?(NaN|Infinity)\b)");
+  static const std::regex non_finite(R"((:\s*)-?(nan|inf|infinity)\b)", std::regex::icase);
   text = std::regex_replace(text, non_finite, "$1null");
   try {
     return nlohmann::json::parse(text);

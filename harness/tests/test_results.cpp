@@ -47,3 +47,17 @@ TEST(Results, ReadJsonRejectsBadFiles) {
   EXPECT_THROW(sp::read_json(p.string()), sp::InputError);
   fs::remove(p);
 }
+
+TEST(Results, ReadJsonAcceptsGoogleBenchmarkNonFinite) {
+  // Google Benchmark prints the cv of an all-zero counter as a bare nan.
+  fs::path p = fs::temp_directory_path() / "sp_nan.json";
+  sp::write_file_atomic(p.string(), R"({"a": -nan, "b": NaN, "c": inf, "d": -Infinity, "name": "nan_counter", "e": 1.5})");
+  auto j = sp::read_json(p.string());
+  EXPECT_TRUE(j["a"].is_null());
+  EXPECT_TRUE(j["b"].is_null());
+  EXPECT_TRUE(j["c"].is_null());
+  EXPECT_TRUE(j["d"].is_null());
+  EXPECT_EQ(j["name"], "nan_counter");  // strings are untouched
+  EXPECT_EQ(j["e"], 1.5);
+  fs::remove(p);
+}
