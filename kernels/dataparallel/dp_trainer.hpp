@@ -182,31 +182,21 @@ class DpTrainer {
     Kokkos::deep_copy(DevU(dev, n), HostU(host, n));
   }
 
-  // Blocking ring collectives with the ring's internal chunk buffer counted as comm.
-  void reduce_scatter(T* dev, size_t n, size_t slot) {
+  // Blocking ring reduce-scatter and/or all-gather (both: the ring all-reduce)
+  // on host-visible data; the ring's internal chunk buffer is counted as comm.
+  void blocking_ring(T* dev, size_t n, size_t slot, bool reduce, bool gather) {
     if (skip_comm_ || p_ == 1) return;
     T* h = to_host(dev, n, slot);
-    const double tmp = coll::Partition{n, p_}.size(0) * sizeof(T);
+    const double tmp = reduce ? coll::Partition{n, p_}.size(0) * sizeof(T) : 0;
     mem_.add(Mem::comm, tmp);
-    coll::ring_reduce_scatter(t_, h, n, coll::Op::sum);
+    if (reduce) coll::ring_reduce_scatter(t_, h, n, coll::Op::sum);
+    if (gather) coll::ring_all_gather(t_, h, n);
     mem_.sub(Mem::comm, tmp);
     to_dev(dev, h, n);
   }
-  void all_gather(T* dev, size_t n, size_t slot) {
-    if (skip_comm_ || p_ == 1) return;
-    T* h = to_host(dev, n, slot);
-    coll::ring_all_gather(t_, h, n);
-    to_dev(dev, h, n);
-  }
-  void all_reduce(T* dev, size_t n, size_t slot) {
-    if (skip_comm_ || p_ == 1) return;
-    T* h = to_host(dev, n, slot);
-    const double tmp = coll::Partition{n, p_}.size(0) * sizeof(T);
-    mem_.add(Mem::comm, tmp);
-    coll::ring_all_reduce(t_, h, n, coll::Op::sum);
-    mem_.sub(Mem::comm, tmp);
-    to_dev(dev, h, n);
-  }
+  void reduce_scatter(T* dev, size_t n, size_t slot) { blocking_ring(dev, n, slot, true, false); }
+  void all_gather(T* dev, size_t n, size_t slot) { blocking_ring(dev, n, slot, false, true); }
+  void all_reduce(T* dev, size_t n, size_t slot) { blocking_ring(dev, n, slot, true, true); }
   // Starts a non-blocking ring on layer l's block (already staged to the host by the caller).
   std::unique_ptr<NbRing<T>> start_ring(T* host, size_t n, typename NbRing<T>::Kind kind, int tag) {
     if (skip_comm_) return nullptr;
