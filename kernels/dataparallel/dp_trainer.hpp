@@ -14,6 +14,7 @@
 // transports move host memory, so when that space is not host-accessible
 // (CUDA) messages are staged through a host buffer (counted as comm).
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -31,6 +32,7 @@ class DpTrainer {
   using DevU = Kokkos::View<T*, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   using HostU = Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   static constexpr bool kHostComm = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+  static constexpr int kOverlapSlices = 8;
 
  public:
   DpTrainer(const MlpShape& s, int global_batch, const AdamConfig& cfg, Variant v, coll::Transport& t)
@@ -259,14 +261,27 @@ class DpTrainer {
     if (v_.strategy == Strategy::zero3) release(Mem::params, gathered_[l]);
   }
 
+  // Runs kernel(rows) over [0, n); with overlap in slices, letting the
+  // collectives in flight progress after each (MPICH moves messages only
+  // inside MPI calls, so the slices set how often communication can advance).
+  template <class Kernel>
+  void for_slices(int n, Kernel&& kernel) {
+    const int slices = v_.overlap ? std::min(n, kOverlapSlices) : 1;
+    for (int s = 0; s < slices; ++s) {
+      if (!skip_compute_) kernel(Rows{n * s / slices, n * (s + 1) / slices});
+      Kokkos::fence();
+      progress_all();
+    }
+  }
+
   void forward() {
     const int L = s_.layers();
     for (int l = 1; l <= L; ++l) {
       CVec<T> P = layer_params(l, l + 1);
-      if (!skip_compute_) layer_forward<T>(P, A_[l - 1], Z_[l], A_[l], bl_, s_.in(l), s_.out(l), l < L);
-      Kokkos::fence();
+      for_slices(static_cast<int>(bl_), [&](Rows rows) {
+        layer_forward<T>(P, A_[l - 1], Z_[l], A_[l], rows, s_.in(l), s_.out(l), l < L);
+      });
       drop_layer_params(l);
-      progress_all();
     }
   }
 
@@ -278,11 +293,13 @@ class DpTrainer {
       CVec<T> P = layer_params(l, l - 1);
       Vec<T> G = sharded_grads() ? (layer_grad_[l] = alloc(Mem::grads, "dp_layer_grad", s_.block_size(l)))
                                  : Vec<T>(DevU(grads_.data() + s_.block_offset(l), s_.block_size(l)));
-      if (!skip_compute_) {
-        layer_weight_grad<T>(dZ_[cur], A_[l - 1], G, bl_, s_.in(l), s_.out(l));
-        if (l > 1) layer_input_grad<T>(P, dZ_[cur], Z_[l - 1], dZ_[1 - cur], bl_, s_.in(l), s_.out(l));
-      }
-      Kokkos::fence();
+      for_slices(s_.out(l), [&](Rows rows) {
+        layer_weight_grad<T>(dZ_[cur], A_[l - 1], G, static_cast<int>(bl_), s_.in(l), s_.out(l), rows);
+      });
+      if (l > 1)
+        for_slices(static_cast<int>(bl_), [&](Rows rows) {
+          layer_input_grad<T>(P, dZ_[cur], Z_[l - 1], dZ_[1 - cur], rows, s_.in(l), s_.out(l));
+        });
       drop_layer_params(l);
       gradient_ready(l);
       progress_all();
