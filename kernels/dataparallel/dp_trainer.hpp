@@ -35,9 +35,13 @@ class DpTrainer {
   static constexpr int kOverlapSlices = 8;
 
  public:
-  DpTrainer(const MlpShape& s, int global_batch, const AdamConfig& cfg, Variant v, coll::Transport& t)
+  // bucket_cap: DDP bucket size in elements (MlpShape::buckets); 0 = one layer per bucket.
+  DpTrainer(const MlpShape& s, int global_batch, const AdamConfig& cfg, Variant v, coll::Transport& t,
+            size_t bucket_cap = 0)
       : s_(s), B_(global_batch), cfg_(cfg), v_(v), t_(t), p_(t.size()), r_(t.rank()), bl_(global_batch / t.size()) {
     const int L = s_.layers();
+    bucket_hi_.assign(L + 1, 0);  // bucket_hi_[lo]: last layer of the bucket that starts at layer lo, else 0
+    for (auto b : s_.buckets(v_.strategy == Strategy::ddp ? bucket_cap : 0)) bucket_hi_[b.lo] = b.hi;
     size_t so = 0;
     for (int l = 1; l <= L; ++l) {
       const coll::Partition part{s_.block_size(l), p_};
@@ -223,15 +227,18 @@ class DpTrainer {
         if (grad_ring_[l]->done()) complete_grad_ring(l);
       }
   }
+  // DDP's bucket that layer l completes: its first parameter and size (0 if l ends no bucket).
+  size_t bucket_offset(int l) const { return s_.block_offset(l); }
+  size_t bucket_size(int l) const { return bucket_hi_[l] ? s_.block_offset(bucket_hi_[l] + 1) - s_.block_offset(l) : 0; }
+
   void complete_grad_ring(int l) {
-    const size_t n = s_.block_size(l), slot = s_.block_offset(l);
     finish_ring(grad_ring_[l]);
     if (v_.strategy == Strategy::ddp) {
-      to_dev(grads_.data() + slot, stage_.data() + slot, n);
-    } else {
-      to_dev(layer_grad_[l].data(), stage_.data() + slot, n);
-      keep_grad_chunk(l);
+      to_dev(grads_.data() + bucket_offset(l), stage_.data() + bucket_offset(l), bucket_size(l));
+      return;
     }
+    to_dev(layer_grad_[l].data(), stage_.data() + s_.block_offset(l), s_.block_size(l));
+    keep_grad_chunk(l);
   }
 
   // ZeRO-3: layer l's full parameters, assembled from every rank's chunk.
@@ -311,8 +318,9 @@ class DpTrainer {
   void gradient_ready(int l) {
     const size_t n = s_.block_size(l), slot = s_.block_offset(l);
     if (v_.strategy == Strategy::ddp && v_.overlap) {
-      T* h = to_host(grads_.data() + slot, n, slot);
-      grad_ring_[l] = start_ring(h, n, NbRing<T>::Kind::all_reduce, 2000 + l);
+      if (bucket_size(l) == 0) return;  // the bucket is complete only with its first layer
+      T* h = to_host(grads_.data() + bucket_offset(l), bucket_size(l), bucket_offset(l));
+      grad_ring_[l] = start_ring(h, bucket_size(l), NbRing<T>::Kind::all_reduce, 2000 + l);
     } else if (sharded_grads() && v_.overlap) {
       T* h = to_host(layer_grad_[l].data(), n, slot);
       grad_ring_[l] = start_ring(h, n, NbRing<T>::Kind::reduce_scatter, 2000 + l);
@@ -333,7 +341,8 @@ class DpTrainer {
       const size_t n = s_.block_size(l), slot = s_.block_offset(l);
       if (grad_ring_[l]) complete_grad_ring(l);
       if (sharded_grads() && layer_grad_[l].extent(0) > 0) keep_grad_chunk(l);  // overlap with comm skipped
-      if (v_.strategy == Strategy::ddp && !v_.overlap) all_reduce(grads_.data() + slot, n, slot);
+      if (v_.strategy == Strategy::ddp && !v_.overlap && bucket_size(l) > 0)
+        all_reduce(grads_.data() + bucket_offset(l), bucket_size(l), bucket_offset(l));
       if (v_.strategy == Strategy::zero1) reduce_scatter(grads_.data() + slot, n, slot);
     }
     if (v_.strategy == Strategy::param_server) gather_to_server();
@@ -426,6 +435,7 @@ class DpTrainer {
   int p_, r_;
   size_t bl_;
   std::vector<size_t> chunk_begin_, chunk_size_, shard_off_;
+  std::vector<int> bucket_hi_;
   size_t shard_n_ = 0;
   MemoryTracker mem_;
   Vec<T> params_, grads_, m_, v_m_, Yt_;
