@@ -16,6 +16,11 @@ template <class T>
 using Vec = Kokkos::View<T*>;  // default memory space
 template <class T>
 using CVec = Kokkos::View<const T*>;
+// Unowned spans of a buffer (an offset into a parameter or gradient vector).
+template <class T>
+using DevSpan = Kokkos::View<T*, Kokkos::DefaultExecutionSpace::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+template <class T>
+using HostSpan = Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
 template <class T>
 KOKKOS_INLINE_FUNCTION T gelu(T z) {
