@@ -10,32 +10,42 @@
 // chunks (coll::Partition); rank r owns chunk r of every layer. A rank's
 // shard is the concatenation of its chunks, layer after layer.
 //
-// Memory spaces: compute buffers live in the default memory space; the
-// transports move host memory, so when that space is not host-accessible
-// (CUDA) messages are staged through a host buffer (counted as comm).
+// Memory spaces: compute buffers live in the default memory space; messages
+// go through DpComm (dp_comm.hpp), which stages them through host memory
+// when that space is not host-accessible (CUDA).
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <memory>
 #include <vector>
 
 #include "kernels/collectives/ring.hpp"
+#include "kernels/dataparallel/dp_comm.hpp"
 #include "kernels/dataparallel/dp_strategy.hpp"
 #include "kernels/dataparallel/memory_tracker.hpp"
 #include "kernels/dataparallel/mlp_kernels.hpp"
-#include "kernels/dataparallel/nb_ring.hpp"
 
 namespace sp::dp {
 
 template <class T>
 class DpTrainer {
-  using MemSpace = Kokkos::DefaultExecutionSpace::memory_space;
-  using DevU = Kokkos::View<T*, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using HostU = Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  static constexpr bool kHostComm = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+  static constexpr int kOverlapSlices = 8;
 
  public:
-  DpTrainer(const MlpShape& s, int global_batch, const AdamConfig& cfg, Variant v, coll::Transport& t)
-      : s_(s), B_(global_batch), cfg_(cfg), v_(v), t_(t), p_(t.size()), r_(t.rank()), bl_(global_batch / t.size()) {
+  // bucket_cap: DDP bucket size in elements (MlpShape::buckets); 0 = one layer per bucket.
+  DpTrainer(const MlpShape& s, int global_batch, const AdamConfig& cfg, Variant v, coll::Transport& t,
+            size_t bucket_cap = 0)
+      : s_(s),
+        B_(global_batch),
+        cfg_(cfg),
+        v_(v),
+        t_(t),
+        p_(t.size()),
+        r_(t.rank()),
+        bl_(global_batch / t.size()),
+        comm_(t, mem_, s.n_params()) {
     const int L = s_.layers();
+    bucket_hi_.assign(L + 1, 0);  // bucket_hi_[lo]: last layer of the bucket that starts at layer lo, else 0
+    for (auto b : s_.buckets(v_.strategy == Strategy::ddp ? bucket_cap : 0)) bucket_hi_[b.lo] = b.hi;
     size_t so = 0;
     for (int l = 1; l <= L; ++l) {
       const coll::Partition part{s_.block_size(l), p_};
@@ -104,7 +114,7 @@ class DpTrainer {
   double pass_seconds() const { return pass_seconds_; }
   // For the overlap measurement (IMB-NBC): run the pass without its
   // communication, or without its computation. Results are then meaningless.
-  void set_skip(bool compute, bool comm) { skip_compute_ = compute, skip_comm_ = comm; }
+  void set_skip(bool compute, bool comm) { skip_compute_ = compute, comm_.skip = comm; }
 
  private:
   size_t cb(int l) const { return chunk_begin_[l - 1]; }
@@ -160,66 +170,13 @@ class DpTrainer {
     dZ_[0] = alloc(Mem::activations, "dp_dz0", bl_ * widest);
     dZ_[1] = alloc(Mem::activations, "dp_dz1", bl_ * widest);
     Yt_ = alloc(Mem::activations, "dp_target", bl_ * s_.dims.back());
-    if (!kHostComm) {
-      stage_ = Kokkos::View<T*, Kokkos::HostSpace>("dp_stage", n);
-      mem_.add(Mem::comm, n * sizeof(T));
-    }
     gathered_.resize(L + 2), layer_grad_.resize(L + 1), gather_ring_.resize(L + 2), grad_ring_.resize(L + 1);
   }
 
   void copy_in(Vec<T> dst, const T* src, size_t n, size_t off = 0) {
-    Kokkos::deep_copy(DevU(dst.data() + off, n), Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(src, n));
+    Kokkos::deep_copy(DevSpan<T>(dst.data() + off, n), Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(src, n));
   }
 
-  // Host view of device data for a message (slot: a place in the stage buffer unique to this use).
-  T* to_host(T* dev, size_t n, size_t slot) {
-    if (kHostComm || n == 0) return dev;
-    Kokkos::deep_copy(HostU(stage_.data() + slot, n), DevU(dev, n));
-    return stage_.data() + slot;
-  }
-  void to_dev(T* dev, T* host, size_t n) {
-    if (kHostComm || n == 0 || dev == host) return;
-    Kokkos::deep_copy(DevU(dev, n), HostU(host, n));
-  }
-
-  // Blocking ring collectives with the ring's internal chunk buffer counted as comm.
-  void reduce_scatter(T* dev, size_t n, size_t slot) {
-    if (skip_comm_ || p_ == 1) return;
-    T* h = to_host(dev, n, slot);
-    const double tmp = coll::Partition{n, p_}.size(0) * sizeof(T);
-    mem_.add(Mem::comm, tmp);
-    coll::ring_reduce_scatter(t_, h, n, coll::Op::sum);
-    mem_.sub(Mem::comm, tmp);
-    to_dev(dev, h, n);
-  }
-  void all_gather(T* dev, size_t n, size_t slot) {
-    if (skip_comm_ || p_ == 1) return;
-    T* h = to_host(dev, n, slot);
-    coll::ring_all_gather(t_, h, n);
-    to_dev(dev, h, n);
-  }
-  void all_reduce(T* dev, size_t n, size_t slot) {
-    if (skip_comm_ || p_ == 1) return;
-    T* h = to_host(dev, n, slot);
-    const double tmp = coll::Partition{n, p_}.size(0) * sizeof(T);
-    mem_.add(Mem::comm, tmp);
-    coll::ring_all_reduce(t_, h, n, coll::Op::sum);
-    mem_.sub(Mem::comm, tmp);
-    to_dev(dev, h, n);
-  }
-  // Starts a non-blocking ring on layer l's block (already staged to the host by the caller).
-  std::unique_ptr<NbRing<T>> start_ring(T* host, size_t n, typename NbRing<T>::Kind kind, int tag) {
-    if (skip_comm_) return nullptr;
-    auto ring = std::make_unique<NbRing<T>>(t_, host, n, kind, tag);
-    mem_.add(Mem::comm, ring->buffer_bytes());
-    return ring;
-  }
-  void finish_ring(std::unique_ptr<NbRing<T>>& ring) {
-    if (!ring) return;
-    ring->finish();
-    mem_.sub(Mem::comm, ring->buffer_bytes());
-    ring.reset();
-  }
   // Lets every collective in flight advance; a finished gradient collective
   // is completed at once, so ZeRO-2 frees each layer's full gradient as early as it can.
   void progress_all() {
@@ -231,15 +188,18 @@ class DpTrainer {
         if (grad_ring_[l]->done()) complete_grad_ring(l);
       }
   }
+  // DDP's bucket that layer l completes: its first parameter and size (0 if l ends no bucket).
+  size_t bucket_offset(int l) const { return s_.block_offset(l); }
+  size_t bucket_size(int l) const { return bucket_hi_[l] ? s_.block_offset(bucket_hi_[l] + 1) - s_.block_offset(l) : 0; }
+
   void complete_grad_ring(int l) {
-    const size_t n = s_.block_size(l), slot = s_.block_offset(l);
-    finish_ring(grad_ring_[l]);
+    comm_.finish_ring(grad_ring_[l]);
     if (v_.strategy == Strategy::ddp) {
-      to_dev(grads_.data() + slot, stage_.data() + slot, n);
-    } else {
-      to_dev(layer_grad_[l].data(), stage_.data() + slot, n);
-      keep_grad_chunk(l);
+      comm_.from_stage(grads_.data() + bucket_offset(l), bucket_size(l), bucket_offset(l));
+      return;
     }
+    comm_.from_stage(layer_grad_[l].data(), s_.block_size(l), s_.block_offset(l));
+    keep_grad_chunk(l);
   }
 
   // ZeRO-3: layer l's full parameters, assembled from every rank's chunk.
@@ -247,20 +207,20 @@ class DpTrainer {
     if (l < 1 || l > s_.layers() || gathered_[l].extent(0) > 0) return;
     const size_t n = s_.block_size(l);
     gathered_[l] = alloc(Mem::params, "dp_gathered", n);
-    Kokkos::deep_copy(DevU(gathered_[l].data() + cb(l), chunk_size(l)), DevU(params_.data() + shard_off(l), chunk_size(l)));
+    Kokkos::deep_copy(DevSpan<T>(gathered_[l].data() + cb(l), chunk_size(l)), DevSpan<T>(params_.data() + shard_off(l), chunk_size(l)));
     if (v_.overlap) {
-      T* h = to_host(gathered_[l].data(), n, s_.block_offset(l));
-      gather_ring_[l] = start_ring(h, n, NbRing<T>::Kind::all_gather, 1000 + l);
+      T* h = comm_.to_host(gathered_[l].data(), n, s_.block_offset(l));
+      gather_ring_[l] = comm_.start_ring(h, n, NbRing<T>::Kind::all_gather, 1000 + l);
     } else {
-      all_gather(gathered_[l].data(), n, s_.block_offset(l));
+      comm_.all_gather(gathered_[l].data(), n, s_.block_offset(l));
     }
   }
   CVec<T> layer_params(int l, int next) {
-    if (v_.strategy != Strategy::zero3) return DevU(params_.data() + s_.block_offset(l), s_.block_size(l));
+    if (v_.strategy != Strategy::zero3) return DevSpan<T>(params_.data() + s_.block_offset(l), s_.block_size(l));
     start_gather(l);
     if (gather_ring_[l]) {
-      finish_ring(gather_ring_[l]);
-      to_dev(gathered_[l].data(), stage_.data() + s_.block_offset(l), s_.block_size(l));
+      comm_.finish_ring(gather_ring_[l]);
+      comm_.from_stage(gathered_[l].data(), s_.block_size(l), s_.block_offset(l));
     }
     if (v_.overlap) start_gather(next);  // prefetch: overlaps with layer l's compute
     return gathered_[l];
@@ -269,14 +229,27 @@ class DpTrainer {
     if (v_.strategy == Strategy::zero3) release(Mem::params, gathered_[l]);
   }
 
+  // Runs kernel(rows) over [0, n); with overlap in slices, letting the
+  // collectives in flight progress after each (MPICH moves messages only
+  // inside MPI calls, so the slices set how often communication can advance).
+  template <class Kernel>
+  void for_slices(int n, Kernel&& kernel) {
+    const int slices = v_.overlap ? std::min(n, kOverlapSlices) : 1;
+    for (int s = 0; s < slices; ++s) {
+      if (!skip_compute_) kernel(Rows{n * s / slices, n * (s + 1) / slices});
+      Kokkos::fence();
+      progress_all();
+    }
+  }
+
   void forward() {
     const int L = s_.layers();
     for (int l = 1; l <= L; ++l) {
       CVec<T> P = layer_params(l, l + 1);
-      if (!skip_compute_) layer_forward<T>(P, A_[l - 1], Z_[l], A_[l], bl_, s_.in(l), s_.out(l), l < L);
-      Kokkos::fence();
+      for_slices(static_cast<int>(bl_), [&](Rows rows) {
+        layer_forward<T>(P, A_[l - 1], Z_[l], A_[l], rows, s_.in(l), s_.out(l), l < L);
+      });
       drop_layer_params(l);
-      progress_all();
     }
   }
 
@@ -287,12 +260,14 @@ class DpTrainer {
     for (int l = L; l >= 1; --l) {
       CVec<T> P = layer_params(l, l - 1);
       Vec<T> G = sharded_grads() ? (layer_grad_[l] = alloc(Mem::grads, "dp_layer_grad", s_.block_size(l)))
-                                 : Vec<T>(DevU(grads_.data() + s_.block_offset(l), s_.block_size(l)));
-      if (!skip_compute_) {
-        layer_weight_grad<T>(dZ_[cur], A_[l - 1], G, bl_, s_.in(l), s_.out(l));
-        if (l > 1) layer_input_grad<T>(P, dZ_[cur], Z_[l - 1], dZ_[1 - cur], bl_, s_.in(l), s_.out(l));
-      }
-      Kokkos::fence();
+                                 : Vec<T>(DevSpan<T>(grads_.data() + s_.block_offset(l), s_.block_size(l)));
+      for_slices(s_.out(l), [&](Rows rows) {
+        layer_weight_grad<T>(dZ_[cur], A_[l - 1], G, static_cast<int>(bl_), s_.in(l), s_.out(l), rows);
+      });
+      if (l > 1)
+        for_slices(static_cast<int>(bl_), [&](Rows rows) {
+          layer_input_grad<T>(P, dZ_[cur], Z_[l - 1], dZ_[1 - cur], rows, s_.in(l), s_.out(l));
+        });
       drop_layer_params(l);
       gradient_ready(l);
       progress_all();
@@ -304,19 +279,20 @@ class DpTrainer {
   void gradient_ready(int l) {
     const size_t n = s_.block_size(l), slot = s_.block_offset(l);
     if (v_.strategy == Strategy::ddp && v_.overlap) {
-      T* h = to_host(grads_.data() + slot, n, slot);
-      grad_ring_[l] = start_ring(h, n, NbRing<T>::Kind::all_reduce, 2000 + l);
+      if (bucket_size(l) == 0) return;  // the bucket is complete only with its first layer
+      T* h = comm_.to_host(grads_.data() + bucket_offset(l), bucket_size(l), bucket_offset(l));
+      grad_ring_[l] = comm_.start_ring(h, bucket_size(l), NbRing<T>::Kind::all_reduce, 2000 + l);
     } else if (sharded_grads() && v_.overlap) {
-      T* h = to_host(layer_grad_[l].data(), n, slot);
-      grad_ring_[l] = start_ring(h, n, NbRing<T>::Kind::reduce_scatter, 2000 + l);
+      T* h = comm_.to_host(layer_grad_[l].data(), n, slot);
+      grad_ring_[l] = comm_.start_ring(h, n, NbRing<T>::Kind::reduce_scatter, 2000 + l);
     } else if (sharded_grads()) {
-      reduce_scatter(layer_grad_[l].data(), n, slot);
+      comm_.reduce_scatter(layer_grad_[l].data(), n, slot);
       keep_grad_chunk(l);
     }
   }
   // ZeRO-2/3: keep this rank's reduced chunk of layer l's gradient, free the rest.
   void keep_grad_chunk(int l) {
-    Kokkos::deep_copy(DevU(grads_.data() + shard_off(l), chunk_size(l)), DevU(layer_grad_[l].data() + cb(l), chunk_size(l)));
+    Kokkos::deep_copy(DevSpan<T>(grads_.data() + shard_off(l), chunk_size(l)), DevSpan<T>(layer_grad_[l].data() + cb(l), chunk_size(l)));
     release(Mem::grads, layer_grad_[l]);
   }
 
@@ -326,18 +302,19 @@ class DpTrainer {
       const size_t n = s_.block_size(l), slot = s_.block_offset(l);
       if (grad_ring_[l]) complete_grad_ring(l);
       if (sharded_grads() && layer_grad_[l].extent(0) > 0) keep_grad_chunk(l);  // overlap with comm skipped
-      if (v_.strategy == Strategy::ddp && !v_.overlap) all_reduce(grads_.data() + slot, n, slot);
-      if (v_.strategy == Strategy::zero1) reduce_scatter(grads_.data() + slot, n, slot);
+      if (v_.strategy == Strategy::ddp && !v_.overlap && bucket_size(l) > 0)
+        comm_.all_reduce(grads_.data() + bucket_offset(l), bucket_size(l), bucket_offset(l));
+      if (v_.strategy == Strategy::zero1) comm_.reduce_scatter(grads_.data() + slot, n, slot);
     }
     if (v_.strategy == Strategy::param_server) gather_to_server();
   }
 
   // Parameter server: workers send their gradient to rank 0, which sums them in rank order.
   void gather_to_server() {
-    if (skip_comm_ || p_ == 1) return;
+    if (comm_.skip || p_ == 1) return;
     const size_t n = s_.n_params();
     t_.set_phase("ps-gradients");
-    T* g = to_host(grads_.data(), n, 0);
+    T* g = comm_.to_host(grads_.data(), n, 0);
     if (r_ == 0) {
       T* buf = ps_recv_.data();
       for (int w = 1; w < p_; ++w) {
@@ -347,7 +324,7 @@ class DpTrainer {
     } else {
       t_.send(g, n * sizeof(T), 0);
     }
-    to_dev(grads_.data(), g, n);
+    comm_.to_dev(grads_.data(), g, n);
   }
 
   void optimizer_step() {
@@ -382,32 +359,32 @@ class DpTrainer {
   // ZeRO-Offload: the gradient shard goes to the host, Adam runs there on the
   // fp32 master shard, and the updated shard comes back (2 shard copies per step).
   void offloaded_update() {
-    Kokkos::deep_copy(gh_, Kokkos::View<const T*, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(grads_.data(), shard_n_));
+    Kokkos::deep_copy(gh_, DevSpan<T>(grads_.data(), shard_n_));
     host_link_bytes_ += shard_n_ * sizeof(T);
     adam_update<T, Kokkos::DefaultHostExecutionSpace>(master_.data(), gh_.data(), mh_.data(), vh_.data(), shard_n_, cfg_, step_);
     Kokkos::DefaultHostExecutionSpace().fence();
     for (int l = 1; l <= s_.layers(); ++l)
-      Kokkos::deep_copy(DevU(params_.data() + s_.block_offset(l) + cb(l), chunk_size(l)),
-                        HostU(master_.data() + shard_off(l), chunk_size(l)));
+      Kokkos::deep_copy(DevSpan<T>(params_.data() + s_.block_offset(l) + cb(l), chunk_size(l)),
+                        HostSpan<T>(master_.data() + shard_off(l), chunk_size(l)));
     host_link_bytes_ += shard_n_ * sizeof(T);
   }
 
   // Every rank needs the updated full parameters for the next forward pass
   // (except under ZeRO-3, which gathers them on demand).
   void after_update() {
-    if (skip_comm_ || p_ == 1) return;
+    if (comm_.skip || p_ == 1) return;
     if (v_.strategy == Strategy::zero1 || v_.strategy == Strategy::zero2) {
       for (int l = 1; l <= s_.layers(); ++l)
-        all_gather(params_.data() + s_.block_offset(l), s_.block_size(l), s_.block_offset(l));
+        comm_.all_gather(params_.data() + s_.block_offset(l), s_.block_size(l), s_.block_offset(l));
     } else if (v_.strategy == Strategy::param_server) {
       const size_t n = s_.n_params();
       t_.set_phase("ps-parameters");
-      T* h = to_host(params_.data(), n, 0);
+      T* h = comm_.to_host(params_.data(), n, 0);
       if (r_ == 0)
         for (int w = 1; w < p_; ++w) t_.send(h, n * sizeof(T), w);
       else
         t_.recv(h, n * sizeof(T), 0);
-      to_dev(params_.data(), h, n);
+      comm_.to_dev(params_.data(), h, n);
     }
   }
 
@@ -419,16 +396,18 @@ class DpTrainer {
   int p_, r_;
   size_t bl_;
   std::vector<size_t> chunk_begin_, chunk_size_, shard_off_;
+  std::vector<int> bucket_hi_;
   size_t shard_n_ = 0;
   MemoryTracker mem_;
+  DpComm<T> comm_;
   Vec<T> params_, grads_, m_, v_m_, Yt_;
   Vec<T> dZ_[2];
   std::vector<Vec<T>> A_, Z_, gathered_, layer_grad_;
-  Kokkos::View<T*, Kokkos::HostSpace> stage_, ps_recv_, mh_, vh_, gh_, master_;
+  Kokkos::View<T*, Kokkos::HostSpace> ps_recv_, mh_, vh_, gh_, master_;
   std::vector<std::unique_ptr<NbRing<T>>> gather_ring_, grad_ring_;
   int step_ = 0;
   double host_link_bytes_ = 0, pass_seconds_ = 0;
-  bool skip_compute_ = false, skip_comm_ = false;
+  bool skip_compute_ = false;
 };
 
 }  // namespace sp::dp

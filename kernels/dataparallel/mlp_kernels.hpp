@@ -16,6 +16,11 @@ template <class T>
 using Vec = Kokkos::View<T*>;  // default memory space
 template <class T>
 using CVec = Kokkos::View<const T*>;
+// Unowned spans of a buffer (an offset into a parameter or gradient vector).
+template <class T>
+using DevSpan = Kokkos::View<T*, Kokkos::DefaultExecutionSpace::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+template <class T>
+using HostSpan = Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
 template <class T>
 KOKKOS_INLINE_FUNCTION T gelu(T z) {
@@ -30,11 +35,17 @@ KOKKOS_INLINE_FUNCTION T gelu_grad(T z) {
   return T(0.5) * (T(1) + t) + T(0.5) * z * (T(1) - t * t) * k * (T(1) + T(3) * c * z * z);
 }
 
-// Z = A W^T + b; Aout = gelu(Z) (hidden layers) or Z (output layer).
+// Rows [lo, hi) of a kernel's outer index: the trainer runs the backward (and
+// ZeRO-3's forward) in slices and lets communication progress between them.
+struct Rows {
+  int lo, hi;
+};
+
+// Z = A W^T + b; Aout = gelu(Z) (hidden layers) or Z (output layer), for samples in rows.
 template <class T>
-void layer_forward(CVec<T> P, CVec<T> A, Vec<T> Z, Vec<T> Aout, int batch, int din, int dout, bool hidden) {
+void layer_forward(CVec<T> P, CVec<T> A, Vec<T> Z, Vec<T> Aout, Rows rows, int din, int dout, bool hidden) {
   Kokkos::parallel_for(
-      "dp_forward", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {batch, dout}), KOKKOS_LAMBDA(int b, int j) {
+      "dp_forward", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({rows.lo, 0}, {rows.hi, dout}), KOKKOS_LAMBDA(int b, int j) {
         T z = P(static_cast<size_t>(dout) * din + j);
         for (int k = 0; k < din; ++k) z += P(static_cast<size_t>(j) * din + k) * A(static_cast<size_t>(b) * din + k);
         Z(static_cast<size_t>(b) * dout + j) = z;
@@ -50,11 +61,12 @@ void loss_grad(CVec<T> Y, CVec<T> target, Vec<T> dY, int global_batch) {
   Kokkos::parallel_for("dp_loss_grad", Y.extent(0), KOKKOS_LAMBDA(size_t i) { dY(i) = (Y(i) - target(i)) * inv; });
 }
 
-// G (the layer's gradient block, overwritten) = [dZ^T A, sum_b dZ] over the local batch.
+// G (the layer's gradient block, overwritten) = [dZ^T A, sum_b dZ] over the local
+// batch, for the output features j in rows.
 template <class T>
-void layer_weight_grad(CVec<T> dZ, CVec<T> A, Vec<T> G, int batch, int din, int dout) {
+void layer_weight_grad(CVec<T> dZ, CVec<T> A, Vec<T> G, int batch, int din, int dout, Rows rows) {
   Kokkos::parallel_for(
-      "dp_dW", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {dout, din + 1}), KOKKOS_LAMBDA(int j, int k) {
+      "dp_dW", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({rows.lo, 0}, {rows.hi, din + 1}), KOKKOS_LAMBDA(int j, int k) {
         T s = 0;
         if (k < din) {
           for (int b = 0; b < batch; ++b) s += dZ(static_cast<size_t>(b) * dout + j) * A(static_cast<size_t>(b) * din + k);
@@ -66,11 +78,12 @@ void layer_weight_grad(CVec<T> dZ, CVec<T> A, Vec<T> G, int batch, int din, int 
       });
 }
 
-// dZprev = (dZ W) .* gelu'(Zprev): the gradient flowing into the previous hidden layer.
+// dZprev = (dZ W) .* gelu'(Zprev): the gradient flowing into the previous hidden
+// layer, for samples in rows.
 template <class T>
-void layer_input_grad(CVec<T> P, CVec<T> dZ, CVec<T> Zprev, Vec<T> dZprev, int batch, int din, int dout) {
+void layer_input_grad(CVec<T> P, CVec<T> dZ, CVec<T> Zprev, Vec<T> dZprev, Rows rows, int din, int dout) {
   Kokkos::parallel_for(
-      "dp_dA", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {batch, din}), KOKKOS_LAMBDA(int b, int k) {
+      "dp_dA", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({rows.lo, 0}, {rows.hi, din}), KOKKOS_LAMBDA(int b, int k) {
         T s = 0;
         for (int j = 0; j < dout; ++j) s += P(static_cast<size_t>(j) * din + k) * dZ(static_cast<size_t>(b) * dout + j);
         dZprev(static_cast<size_t>(b) * din + k) = s * gelu_grad(Zprev(static_cast<size_t>(b) * din + k));

@@ -45,6 +45,22 @@ struct MlpShape {
     for (int l = 1; l <= layers(); ++l) m = block_size(l) > m ? block_size(l) : m;
     return m;
   }
+  // DDP's gradient buckets (PyTorch's bucket_cap_mb): consecutive layers taken
+  // in the order backward produces them (last layer first) while the bucket
+  // stays within cap elements; a layer above the cap is a bucket alone; cap 0
+  // gives one bucket per layer. A bucket {lo, hi} is the contiguous parameter
+  // range of layers lo..hi, ready once layer lo's gradient is.
+  struct Bucket {
+    int lo, hi;
+  };
+  std::vector<Bucket> buckets(size_t cap) const {
+    std::vector<Bucket> out;
+    for (int l = layers(); l >= 1; --l) {
+      if (!out.empty() && cap > 0 && block_offset(out.back().hi + 1) - block_offset(l) <= cap) out.back().lo = l;
+      else out.push_back({l, l});
+    }
+    return out;
+  }
   // Multiply-adds of one sample's forward pass; backward costs twice that (dW and dA).
   double macs_per_sample() const {
     double m = 0;

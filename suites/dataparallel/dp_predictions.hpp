@@ -44,8 +44,8 @@ inline Verdict dp_verdict(const std::string& name, const Params& p, const std::s
   return v;
 }
 
-inline void append_dp_verdicts(const std::string& name, const Params& prm, const MlpShape& s, const std::string& variant,
-                               const Measurement& m, std::vector<Verdict>& out) {
+inline void append_dp_verdicts(const std::string& name, const Params& prm, const MlpShape& s, size_t bucket_cap,
+                               const std::string& variant, const Measurement& m, std::vector<Verdict>& out) {
   auto counter = [&](const std::string& k) {
     auto it = m.counters.find(k);
     return it == m.counters.end() ? 0.0 : it->second;  // zero counters are not reported
@@ -70,7 +70,10 @@ inline void append_dp_verdicts(const std::string& name, const Params& prm, const
     out.push_back(dp_verdict(name, prm, variant, "server load per step (sent+recv)", param_server_load(psi, p, es), load, 0, 0,
                              "2 (p-1) Psi es at rank 0, the server"));
   } else {
-    const double phases = (stage == Stage::zero3 ? 3 : 2) * L;
+    // DDP all-reduces buckets (2 phases each); ZeRO works per layer.
+    const double phases = stage == Stage::zero3 ? 3 * L
+                          : stage == Stage::ddp ? 2.0 * s.buckets(bucket_cap).size()
+                                                : 2 * L;
     char note[128];
     std::snprintf(note, sizeof note, "%s Psi (p-1)/p, ring; %.0f collective phases", stage == Stage::zero3 ? "3" : "2",
                   phases);

@@ -31,6 +31,13 @@ if(SP_BUILD_TESTS)
              $<TARGET_FILE:scaleproof> check --technique dp_train --set in=1,width=1,depth=1,out=1,batch=12)
     set_tests_properties(cli_dp_batch_not_divisible cli_dp_ranks_above_shardable PROPERTIES LABELS "cli;mpi"
       ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false" PROCESSORS 2)
+    # Every traffic / memory / offload verdict of dp_train at 2 ranks must PASS
+    # (--strict: a FAIL exits 1). Timings are not judged (those rows are INFO).
+    add_test(NAME dp_verdicts_np2
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:scaleproof> run --technique dp_train
+                     --size conformance --strict --min-time 0.001 -r 1 --out ${CMAKE_CURRENT_BINARY_DIR}/dp_verdicts)
+    set_tests_properties(dp_verdicts_np2 PROPERTIES LABELS "conformance;mpi"
+      ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false" PROCESSORS 2 TIMEOUT 300)
   endif()
   # The paper's check values printed by the command itself.
   add_test(NAME cli_dp_zero_paper_values COMMAND $<TARGET_FILE:scaleproof> model zero --params 7.5e9 --ranks 64)

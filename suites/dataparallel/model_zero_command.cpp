@@ -36,13 +36,14 @@ int run_zero(const ZeroArgs& a) {
   if (sp::comm::rank() != 0) return 0;
   std::printf("ZeRO model: Psi = %.4g parameters, N_d = %.0f, %s precision: %g+%g+%g bytes/param (param+grad+K)\n",
               a.params, a.ranks, pr.name.c_str(), pr.param, pr.grad, pr.optim);
-  std::printf("%-20s %12s %12s %12s %12s %14s %10s\n", "stage", "params GB", "grads GB", "optim GB", "total GB",
-              "traffic GB", "x Psi");
+  // "total GB" at the paper's precision (one decimal); "total bytes" for small models.
+  std::printf("%-20s %12s %12s %12s %12s %12s %14s %8s\n", "stage", "params GB", "grads GB", "optim GB", "total GB",
+              "total bytes", "traffic GB", "x Psi");
   const double gb = 1e9;  // decimal GB, as the paper
   for (auto s : {sp::dp::Stage::ddp, sp::dp::Stage::zero1, sp::dp::Stage::zero2, sp::dp::Stage::zero3}) {
     const auto c = sp::dp::zero_cost(s, a.params, a.ranks, pr, a.ring);
-    std::printf("%-20s %12.4g %12.4g %12.4g %12.1f %14.4g %10.3g\n", sp::dp::stage_name(s), c.params / gb, c.grads / gb,
-                c.optim / gb, c.total() / gb, c.traffic / gb, c.traffic / (a.params * pr.comm_grad()));
+    std::printf("%-20s %12.4g %12.4g %12.4g %12.1f %12.4g %14.4g %8.3g\n", sp::dp::stage_name(s), c.params / gb,
+                c.grads / gb, c.optim / gb, c.total() / gb, c.total(), c.traffic / gb, c.traffic / (a.params * pr.comm_grad()));
   }
   std::printf("parameter server: server sends+receives %.4g GB per step (2 (N_d-1) Psi)\n",
               sp::dp::param_server_load(a.params, a.ranks, pr.comm_grad()) / gb);
@@ -55,7 +56,10 @@ sp::Registry::Command add_model_zero(CLI::App& app) {
   CLI::App* model = nullptr;
   for (auto* s : app.get_subcommands([](CLI::App*) { return true; }))
     if (s->get_name() == "model") model = s;
-  if (!model) model = app.add_subcommand("model", "Analytical models (no measurement)");
+  if (!model) {
+    model = app.add_subcommand("model", "Analytical models (no measurement)");
+    model->require_subcommand(1);
+  }
   auto* zero = model->add_subcommand("zero", "Per-device memory and traffic of DDP and ZeRO stages 1-3");
   zero->add_option("--params,-P", args.params, "Model parameters Psi (e.g. 7.5e9)")->capture_default_str();
   zero->add_option("--ranks,-N", args.ranks, "Data-parallel ranks N_d")->capture_default_str();

@@ -98,6 +98,19 @@ TEST(DpTrain, RejectsBadShapes) {
   EXPECT_THROW(t->validate(base().set("dtype", "fp16"), 1), sp::InputError);
 }
 
+TEST(DpTrain, DdpBucketsFollowBackwardOrderWithinCap) {
+  const MlpShape s = MlpShape::make(6, 10, 2, 3);  // blocks: 70, 110, 33 parameters
+  auto b = s.buckets(143);                          // 33 + 110 fit, 70 more would not
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(b[0].lo, 2);
+  EXPECT_EQ(b[0].hi, 3);
+  EXPECT_EQ(b[1].lo, 1);
+  EXPECT_EQ(b[1].hi, 1);
+  EXPECT_EQ(s.buckets(0).size(), 3u);    // one layer per bucket
+  EXPECT_EQ(s.buckets(100).size(), 3u);  // a layer above the cap is a bucket alone
+  EXPECT_EQ(s.buckets(1000).size(), 1u);
+}
+
 TEST(DpTrain, MemoryTrackerKeepsPeaks) {
   MemoryTracker m;
   m.add(Mem::grads, 100);
