@@ -18,3 +18,7 @@ if(SP_BUILD_TESTS)
       ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false")
   endfunction()
 endif()
+
+# The timeline chart script run by `scaleproof pipeline` (system Python with matplotlib).
+target_compile_definitions(${SP_FAMILY_TARGET} PRIVATE
+  SP_MP_PLOT_SCRIPT="${CMAKE_CURRENT_LIST_DIR}/plots/timeline.py")

@@ -23,6 +23,7 @@ PipeConfig PipeConfig::from(ScheduleKind k, const Params& params, int p) {
 
 void PipeConfig::validate() const {
   check_shape(kind, p, m, v, layers);
+  if (h < 1 || rows < 1) throw InputError("pipeline: hidden size and rows must be >= 1");
   if (!pipeline_tags_fit(m, p * v)) throw InputError("pipeline: m * p * v too large for MPI tags (2 m p v < 32767)");
   if (static_cast<int64_t>(rows) * h > (int64_t(1) << 26) || static_cast<int64_t>(h) * h > (int64_t(1) << 26))
     throw InputError("pipeline: activations or weights above 2^26 elements are not supported");
