@@ -56,6 +56,9 @@ Params tp_params(TpKind k, int b, int s, int h, int heads, int ffn) {
 void tp_check_shape(TpKind k, const TpShape& sh, int t) {
   const std::string who = tp_name(k) + ": ";
   if (has_heads(k)) {
+    if (sh.h % t != 0)
+      throw InputError(who + "hidden size h = " + std::to_string(sh.h) + " is not divisible by t = " +
+                       std::to_string(t) + " ranks");
     if (sh.h % sh.heads != 0)
       throw InputError(who + "hidden size h = " + std::to_string(sh.h) + " is not divisible by heads = " +
                        std::to_string(sh.heads));
