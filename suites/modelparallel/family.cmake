@@ -7,7 +7,7 @@ if(SP_BUILD_TESTS)
   file(GLOB _mp_tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/tests/*.cpp)
   add_executable(sp_modelparallel_tests ${_mp_tests})
   target_link_libraries(sp_modelparallel_tests PRIVATE sp_harness GTest::gtest ${SP_FAMILY_TARGET})
-  gtest_discover_tests(sp_modelparallel_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS "unit;modelparallel"
+  gtest_discover_tests(sp_modelparallel_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS unit
     ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false")
 
   # Bad input at the command line: one line, exit 2, nothing written.

@@ -67,6 +67,10 @@ class Pipeline : public sp::Technique {
     sp::Counts k;
     // forward 2 rows h^2 per layer, backward twice that; the model's layers are split over the ranks.
     k.flops = 6.0 * c.rows * c.h * double(c.h) * c.layers * c.m / nranks;
+    // Compulsory traffic, roughly: the rank's weights read and gradients
+    // written, and per micro-batch its input, output and their gradients.
+    k.bytes_read = 8.0 * (double(c.h) * c.h * c.layers / nranks + 2.0 * c.m * c.act_elems());
+    k.bytes_written = k.bytes_read;
     return k;
   }
 
@@ -99,6 +103,7 @@ class Pipeline : public sp::Technique {
     per_rank("bytes_sent", static_cast<double>(st.bytes_sent));
     per_rank("param_elems", static_cast<double>(run_.ex->param_elems()));
     out["bubble_mean"] = sp::comm::sum(step > 0 ? 1 - busy_ / step : 0) / p;
+    sp::mp::drop_zeros(out);  // see mp_data.hpp
   }
 
   void predict(const sp::Params& params, const std::string& variant, const sp::Measurement& meas,
@@ -120,7 +125,7 @@ void Pipeline::predict(const sp::Params& params, const std::string& variant, con
                        const sp::Machine&, std::vector<sp::Verdict>& out) const {
   const int p = meas.ranks;
   const auto c = sp::mp::PipeConfig::from(kind_, params, p);
-  auto counter = [&](const std::string& n) { return meas.counters.count(n) ? meas.counters.at(n) : -1.0; };
+  auto counter = [&](const std::string& n) { return sp::mp::counter_or_zero(meas, n); };
   const std::string ps = "p=" + std::to_string(p);
 
   // Bubble: judged only when each rank has a core of its own and the formula's assumptions hold.
