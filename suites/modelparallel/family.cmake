@@ -5,7 +5,8 @@ target_link_libraries(${SP_FAMILY_TARGET} PUBLIC CLI11::CLI11 nlohmann_json::nlo
 if(SP_BUILD_TESTS)
   include(GoogleTest)
   file(GLOB _mp_tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/tests/*.cpp)
-  add_executable(sp_modelparallel_tests ${_mp_tests})
+  # The harness's test main (MPI, then Kokkos, around RUN_ALL_TESTS).
+  add_executable(sp_modelparallel_tests ${_mp_tests} ${PROJECT_SOURCE_DIR}/harness/tests/test_main.cpp)
   target_link_libraries(sp_modelparallel_tests PRIVATE sp_harness GTest::gtest ${SP_FAMILY_TARGET})
   gtest_discover_tests(sp_modelparallel_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS unit
     ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false")
