@@ -66,7 +66,17 @@ void PipelineExecutor::deliver(Kind k, int mb, int chunk, int to, const Mat& m) 
   // The host copy stays alive until the send is complete.
   HostMat buf = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m);
   t_.set_phase(k == Kind::F ? "pipeline-activation" : "pipeline-gradient");
-  in_flight_.push_back({t_.isend(buf.data(), buf.size() * sizeof(double), to, tg), buf});
+  const int h = t_.isend(buf.data(), buf.size() * sizeof(double), to, tg);
+  // A large message is sent by rendezvous: it moves only once the sender's
+  // MPI sees the receiver's answer. The receive is pre-posted, so when the
+  // receiver is already waiting the hand-shake takes microseconds: drive
+  // progress briefly (at most kSendSpin) before computing again, instead of
+  // leaving the receiver idle until the next layer's progress call.
+  constexpr double kSendSpin = 2e-4;
+  Kokkos::Timer spin;
+  bool done = t_.test(h);
+  while (!done && spin.seconds() < kSendSpin) done = t_.test(h);
+  if (!done) in_flight_.push_back({h, buf});
 }
 
 void PipelineExecutor::progress() {

@@ -8,6 +8,7 @@
 // vs m, p - i, Megatron's interleaved warm-up; p2p messages and bytes per
 // rank and the v-fold increase; parameters per rank.
 #include <cmath>
+#include <cstdio>
 #include <thread>
 
 #include "kernels/collectives/transport.hpp"
@@ -103,6 +104,7 @@ class Pipeline : public sp::Technique {
     per_rank("bytes_sent", static_cast<double>(st.bytes_sent));
     per_rank("param_elems", static_cast<double>(run_.ex->param_elems()));
     out["bubble_mean"] = sp::comm::sum(step > 0 ? 1 - busy_ / step : 0) / p;
+    out["bubble_replay"] = sp::comm::sum(sp::mp::replay_bubble(*transport_, run_));  // known on rank 0 only
     sp::mp::drop_zeros(out);  // see mp_data.hpp
   }
 
@@ -142,6 +144,22 @@ void Pipeline::predict(const sp::Params& params, const std::string& variant, con
            (degenerate ? "; m == p: Megatron runs every forward first, formula not applicable" : "") +
            (p == 1 ? "; one stage has no bubble" : "");
   out.push_back(b);
+
+  // Diagnosis, not judged: the last step replayed by the validator with its
+  // measured operation durations and instant messages. Formula -> replay is
+  // what uneven compute times explain; replay -> measured is waiting on
+  // messages and for the CPU.
+  sp::Verdict rb{info_.name, variant, params.label(), "bubble replayed from measured op durations", "fraction"};
+  rb.predicted = b.predicted;
+  rb.measured = counter("bubble_replay");
+  rb.ratio = rb.predicted > 0 ? rb.measured / rb.predicted : 0;
+  rb.band_lo = kBubbleLo, rb.band_hi = kBubbleHi;
+  rb.status = "INFO";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s; measured %.4f: the rest is waiting on messages and for the CPU", ps.c_str(),
+                b.measured);
+  rb.note = buf;
+  out.push_back(rb);
 
   long long total_msgs = 0;
   const bool uniform = c.layers % (p * c.v) == 0;

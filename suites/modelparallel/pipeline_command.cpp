@@ -33,35 +33,6 @@ std::vector<double> flatten(const sp::mp::PipeStats& s, double busy, double step
   return v;
 }
 
-// All ranks' flattened statistics on the pipeline's rank 0.
-std::vector<std::vector<double>> gather(sp::coll::Transport& t, const std::vector<double>& mine) {
-  std::vector<std::vector<double>> all;
-#ifdef SP_HAVE_MPI
-  if (auto* mpi = dynamic_cast<sp::coll::MpiTransport*>(&t)) {
-    int n = static_cast<int>(mine.size());
-    std::vector<int> counts(t.size()), displs(t.size());
-    MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, mpi->comm());
-    int total = 0;
-    for (int i = 0; i < t.size(); ++i) displs[i] = total, total += counts[i];
-    std::vector<double> buf(t.rank() == 0 ? total : 0);
-    MPI_Gatherv(mine.data(), n, MPI_DOUBLE, buf.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, mpi->comm());
-    if (t.rank() == 0)
-      for (int i = 0; i < t.size(); ++i) all.emplace_back(buf.begin() + displs[i], buf.begin() + displs[i] + counts[i]);
-    return all;
-  }
-#endif
-  all.push_back(mine);
-  return all;
-}
-
-void barrier(sp::coll::Transport& t) {
-#ifdef SP_HAVE_MPI
-  if (auto* mpi = dynamic_cast<sp::coll::MpiTransport*>(&t)) MPI_Barrier(mpi->comm());
-#else
-  (void)t;
-#endif
-}
-
 nlohmann::json report(const sp::mp::PipeConfig& c, const std::vector<std::vector<double>>& ranks) {
   nlohmann::json j = {{"schedule", sp::mp::to_string(c.kind)}, {"p", c.p},          {"m", c.m},
                       {"v", c.v},                              {"layers", c.layers}, {"hidden", c.h},
@@ -94,6 +65,8 @@ void print(const nlohmann::json& j) {
               j["schedule"].get<std::string>().c_str(), j["p"].get<int>(), j["m"].get<int>(), j["v"].get<int>(),
               j["layers"].get<int>(), j["hidden"].get<int>(), j["rows"].get<int>(), 1e3 * j["step_s"].get<double>(),
               j["steps"].get<int>(), j["predicted_bubble"].get<double>());
+  std::printf("replayed with the measured op durations and instant messages: bubble %.4f (mean over ranks)\n",
+              j["replayed_bubble"].get<double>());
   std::printf("%5s %9s %11s %11s %10s %10s\n", "rank", "bubble", "peak_sets", "predicted", "msgs_sent", "predicted");
   for (auto& r : j["ranks"])
     std::printf("%5d %9.4f %11d %11d %10.0f %10lld\n", r["rank"].get<int>(), r["bubble"].get<double>(),
@@ -122,21 +95,23 @@ int run_pipeline() {
 #endif
   sp::mp::PipeRun run;
   run.setup(*t, c);
-  barrier(*t);
+  sp::mp::barrier(*t);
   run.step();  // warm-up
   double busy = 0, step = 0;
   for (int s = 0; s < opt.steps; ++s) {
-    barrier(*t);
+    sp::mp::barrier(*t);
     const auto st = run.step();
     busy += st.busy, step += st.step;
   }
-  auto all = gather(*t, flatten(run.last, busy, step));
+  auto all = sp::mp::gather_to_root(*t, flatten(run.last, busy, step));
+  const double replay = sp::mp::replay_bubble(*t, run);
 #ifdef SP_HAVE_MPI
   t.reset();
   MPI_Comm_free(&sub);
 #endif
   if (all.empty()) return 0;
-  const auto j = report(c, all);
+  auto j = report(c, all);
+  j["replayed_bubble"] = replay;  // last step's op durations, instant messages (schedule_check.hpp)
   print(j);
   std::filesystem::create_directories(opt.out);
   const std::string stem = opt.out + "/pipeline_" + opt.schedule + "_p" + std::to_string(c.p) + "_m" +

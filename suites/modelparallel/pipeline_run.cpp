@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "reference/modelparallel/pipeline_ref.hpp"
+#include "reference/modelparallel/schedule_check.hpp"
 #include "scaleproof/compare.hpp"
 #include "suites/modelparallel/mp_data.hpp"
 
@@ -51,6 +52,47 @@ void PipeRun::setup(coll::Transport& t, const PipeConfig& c) {
 PipeStats PipeRun::step() {
   last = ex->step(inputs, out_grads);
   return last;
+}
+
+void barrier(coll::Transport& t) {
+#ifdef SP_HAVE_MPI
+  if (auto* mpi = dynamic_cast<coll::MpiTransport*>(&t)) MPI_Barrier(mpi->comm());
+#else
+  (void)t;
+#endif
+}
+
+std::vector<std::vector<double>> gather_to_root(coll::Transport& t, const std::vector<double>& mine) {
+  std::vector<std::vector<double>> all;
+#ifdef SP_HAVE_MPI
+  if (auto* mpi = dynamic_cast<coll::MpiTransport*>(&t)) {
+    int n = static_cast<int>(mine.size());
+    std::vector<int> counts(t.size()), displs(t.size());
+    MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, mpi->comm());
+    int total = 0;
+    for (int i = 0; i < t.size(); ++i) displs[i] = total, total += counts[i];
+    std::vector<double> buf(t.rank() == 0 ? total : 0);
+    MPI_Gatherv(mine.data(), n, MPI_DOUBLE, buf.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, mpi->comm());
+    if (t.rank() == 0)
+      for (int i = 0; i < t.size(); ++i) all.emplace_back(buf.begin() + displs[i], buf.begin() + displs[i] + counts[i]);
+    return all;
+  }
+#endif
+  all.push_back(mine);
+  return all;
+}
+
+double replay_bubble(coll::Transport& t, const PipeRun& run) {
+  std::vector<double> durations;
+  for (auto& o : run.last.timeline) durations.push_back(o.t1 - o.t0);
+  const auto all = gather_to_root(t, durations);
+  if (all.empty()) return 0;
+  const auto& c = run.cfg;
+  const auto sim = reference::simulate_schedule(make_schedule(c.kind, c.p, c.m, c.v).ranks, c.p, c.m, c.v,
+                                                [&](int i, size_t k) { return all[i][k]; });
+  double mean = 0;
+  for (int i = 0; i < c.p; ++i) mean += sim.bubble(i) / c.p;
+  return mean;
 }
 
 namespace {

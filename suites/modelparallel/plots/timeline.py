@@ -40,7 +40,8 @@ def main(src, dst):
     ax.set_xlim(0, end * 1.01)
     ax.set_xlabel("time since step start (ms); boxes: micro-batch number")
     title = (f"{j['schedule']}  p={p} m={j['m']}" + (f" v={v}" if v > 1 else "") +
-             f"  step {1e3 * j['step_s']:.1f} ms; predicted bubble {j['predicted_bubble']:.3f}")
+             f"  step {1e3 * j['step_s']:.1f} ms; bubble predicted {j['predicted_bubble']:.3f}"
+             f", replayed from op durations {j.get('replayed_bubble', float('nan')):.3f}")
     ax.set_title(title, fontsize=10)
     handles = [Patch(color=FWD[0], label="forward"), Patch(color=BWD[0], label="backward")]
     if v > 1:
