@@ -162,9 +162,18 @@ CheckResult pipe_check(PipeRun& run, int rank) {
   }
   for (auto& [l, layer] : mine) compare(bounded, layer->dW, ref.dW[l]);
 
+  // The step's counts are exact predictions: checked at every rank count the conformance suites run.
+  Comparator counts("counts");
+  const auto& st = run.last;
+  counts.add(st.peak_stash, predicted_peak_stash(c.kind, c.p, c.m, c.v, rank), 0);
+  const double msgs = static_cast<double>(predicted_messages_sent(c.p, c.m, c.v, rank));
+  counts.add(static_cast<double>(st.messages_sent), msgs, 0);
+  counts.add(static_cast<double>(st.bytes_sent), msgs * 8.0 * c.act_elems(), 0);
+
   CheckResult r = same.result();
-  r.bound_rule = "bitwise vs sequential same kernels; running error bound vs plain loops";
+  r.bound_rule = "bitwise vs sequential same kernels; running error bound vs plain loops; exact counts";
   r.merge(bounded.result());
+  r.merge(counts.result());
   return r;
 }
 

@@ -114,7 +114,16 @@ class TensorParallel : public sp::Technique {
   }
 
   sp::CheckResult check(const std::string&) override {
-    return sp::mp::tp_check(kind_, sh_, data_, g_.rank(), g_.size(), {y_, dx_, grads()});
+    sp::CheckResult r = sp::mp::tp_check(kind_, sh_, data_, g_.rank(), g_.size(), {y_, dx_, grads()});
+    // The call's communication is an exact prediction, checked at every rank count too.
+    const auto pr = sp::mp::tp_predict(kind_, sh_, g_.size());
+    sp::Comparator counts("counts");
+    counts.add(g_.allreduce_fwd, pr.allreduce_fwd, 0);
+    counts.add(g_.allreduce_bwd, pr.allreduce_bwd, 0);
+    const double ring = sp::mp::ring_allreduce_bytes(static_cast<size_t>(sh_.n()) * sh_.h, g_.size(), g_.rank());
+    counts.add(static_cast<double>(g_.bytes_sent), (pr.allreduce_fwd + pr.allreduce_bwd) * ring, 0);
+    r.merge(counts.result());
+    return r;
   }
 
   void report_counters(const std::string&, std::map<std::string, double>& out) override {
