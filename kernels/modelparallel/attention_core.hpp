@@ -16,16 +16,26 @@ namespace sp::mp {
 struct AttnShape {
   int b, s, heads, d;  // samples, sequence length, local heads, head size
   int hl() const { return heads * d; }
+  double scale() const { return 1.0 / sp::kx::sqrt(static_cast<double>(d)); }
+};
+
+// Work item idx = (sample * heads + head) * s + position: its coordinates and
+// the first columns of its head in the Q, K and V blocks.
+struct AttnItem {
+  int pos, head, smp, row, qc, kc, vc;
+  KOKKOS_INLINE_FUNCTION AttnItem(int idx, int s, int heads, int d, int hl)
+      : pos(idx % s), head((idx / s) % heads), smp(idx / (s * heads)), row(smp * s + pos), qc(head * d),
+        kc(hl + head * d), vc(2 * hl + head * d) {}
 };
 
 // O = softmax(scale Q K^T + causal mask) V per head; P keeps the probabilities.
 inline void attention_forward(const AttnShape& sh, CMat QKV, Mat O, Mat P) {
   const int s = sh.s, H = sh.heads, d = sh.d, hl = sh.hl();
-  const double scale = 1.0 / sp::kx::sqrt(static_cast<double>(d));
+  const double scale = sh.scale();
   Kokkos::parallel_for(
       "mp_attention_fwd", Kokkos::RangePolicy<>(0, sh.b * H * s), KOKKOS_LAMBDA(const int idx) {
-        const int q = idx % s, head = (idx / s) % H, smp = idx / (s * H);
-        const int rq = smp * s + q, qc = head * d, kc = hl + head * d, vc = 2 * hl + head * d;
+        const AttnItem it(idx, s, H, d, hl);
+        const int q = it.pos, head = it.head, smp = it.smp, rq = it.row, qc = it.qc, kc = it.kc, vc = it.vc;
         double mx = -1e308;
         for (int k = 0; k <= q; ++k) {
           double dot = 0;
@@ -51,11 +61,11 @@ inline void attention_forward(const AttnShape& sh, CMat QKV, Mat O, Mat P) {
 // dQ = scale dS K, dK = scale dS^T Q, dV = P^T dO. dS is scratch like P.
 inline void attention_backward(const AttnShape& sh, CMat QKV, CMat P, CMat dO, Mat dS, Mat dQKV) {
   const int s = sh.s, H = sh.heads, d = sh.d, hl = sh.hl();
-  const double scale = 1.0 / sp::kx::sqrt(static_cast<double>(d));
+  const double scale = sh.scale();
   Kokkos::parallel_for(
       "mp_attention_bwd_q", Kokkos::RangePolicy<>(0, sh.b * H * s), KOKKOS_LAMBDA(const int idx) {
-        const int q = idx % s, head = (idx / s) % H, smp = idx / (s * H);
-        const int rq = smp * s + q, qc = head * d, kc = hl + head * d, vc = 2 * hl + head * d;
+        const AttnItem it(idx, s, H, d, hl);
+        const int q = it.pos, head = it.head, smp = it.smp, rq = it.row, qc = it.qc, kc = it.kc, vc = it.vc;
         double c = 0;
         for (int k = 0; k <= q; ++k) {
           double dp = 0;
@@ -72,8 +82,8 @@ inline void attention_backward(const AttnShape& sh, CMat QKV, CMat P, CMat dO, M
       });
   Kokkos::parallel_for(
       "mp_attention_bwd_kv", Kokkos::RangePolicy<>(0, sh.b * H * s), KOKKOS_LAMBDA(const int idx) {
-        const int k = idx % s, head = (idx / s) % H, smp = idx / (s * H);
-        const int rk = smp * s + k, base = (smp * H + head) * s;
+        const AttnItem it(idx, s, H, d, hl);
+        const int k = it.pos, head = it.head, smp = it.smp, rk = it.row, base = (smp * H + head) * s;
         for (int e = 0; e < d; ++e) {
           double gk = 0, gv = 0;
           for (int q = k; q < s; ++q) {

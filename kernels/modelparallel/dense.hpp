@@ -13,23 +13,33 @@ namespace sp::mp {
 using Mat = Kokkos::View<double**, Kokkos::LayoutRight>;
 using CMat = Kokkos::View<const double**, Kokkos::LayoutRight>;
 
-// C = beta C + op(A) op(B), op = transpose when the flag is set. Each element
-// is one dot product accumulated in a register, then added to beta C: the
+// A^T, materialised (O(n^2), so that every product runs through the tiled GEMM).
+inline Mat transpose(CMat A) {
+  const int R = static_cast<int>(A.extent(0)), C = static_cast<int>(A.extent(1));
+  Mat T(Kokkos::view_alloc(std::string("mp_transpose"), Kokkos::WithoutInitializing), C, R);
+  Kokkos::parallel_for(
+      "mp_transpose", Kokkos::RangePolicy<>(0, R * C), KOKKOS_LAMBDA(const int idx) {
+        T(idx % C, idx / C) = A(idx / C, idx % C);
+      });
+  return T;
+}
+
+// C = op(A) op(B), or C += op(A) op(B) when accumulating; op = transpose
+// when the flag is set. Each element of the product is one dot product from
+// the project's tiled GEMM (kernels/gemm), added to C afterwards: the
 // accumulation of weight gradients over micro-batches stays a single sum.
-inline void matmul(CMat A, bool ta, CMat B, bool tb, Mat C, double beta = 0) {
-  const int M = static_cast<int>(C.extent(0)), N = static_cast<int>(C.extent(1));
-  const int K = static_cast<int>(ta ? A.extent(0) : A.extent(1));
-  if (!ta && !tb && beta == 0) {  // the plain product: the project's tiled GEMM
-    sp::kernels::gemm_tiled<double>(A, B, C);
+inline void matmul(CMat A, bool ta, CMat B, bool tb, Mat C, bool accumulate = false) {
+  const CMat a = ta ? CMat(transpose(A)) : A, b = tb ? CMat(transpose(B)) : B;
+  if (!accumulate) {
+    sp::kernels::gemm_tiled<double>(a, b, C);
     return;
   }
+  Mat P(Kokkos::view_alloc(std::string("mp_product"), Kokkos::WithoutInitializing), C.extent(0), C.extent(1));
+  sp::kernels::gemm_tiled<double>(a, b, P);
+  const int N = static_cast<int>(C.extent(1));
   Kokkos::parallel_for(
-      "mp_matmul", Kokkos::RangePolicy<>(0, M * N), KOKKOS_LAMBDA(const int idx) {
-        const int i = idx / N, j = idx % N;
-        double s = 0;
-        for (int k = 0; k < K; ++k) s += (ta ? A(k, i) : A(i, k)) * (tb ? B(j, k) : B(k, j));
-        C(i, j) = (beta == 0 ? 0.0 : beta * C(i, j)) + s;
-      });
+      "mp_accumulate", Kokkos::RangePolicy<>(0, C.extent(0) * N),
+      KOKKOS_LAMBDA(const int idx) { C(idx / N, idx % N) += P(idx / N, idx % N); });
 }
 
 // GeLU, tanh form as in Megatron-LM's fused bias_gelu:

@@ -27,6 +27,20 @@ size_t PipelineExecutor::param_elems() const {
   return n;
 }
 
+void PipelineExecutor::post_receives() {
+  const int C = sched_.chunks();
+  for (const Op& op : sched_.ranks[rank_]) {
+    // F needs the previous chunk's activation, B the next chunk's gradient.
+    const bool needs = op.kind == Kind::F ? op.chunk > 0 : op.chunk < C - 1;
+    const int from = owner(op.kind == Kind::F ? op.chunk - 1 : op.chunk + 1);
+    if (!needs || from == rank_) continue;
+    HostMat buf(Kokkos::view_alloc(std::string("pipe_recv"), Kokkos::WithoutInitializing), rows_, h_);
+    t_.set_phase(op.kind == Kind::F ? "pipeline-activation" : "pipeline-gradient");
+    const int tg = tag(op.kind, op.mb, op.chunk);
+    posted_[tg] = {t_.irecv(buf.data(), buf.size() * sizeof(double), from, tg), buf};
+  }
+}
+
 Mat PipelineExecutor::receive(Kind k, int mb, int chunk, int from) {
   const int tg = tag(k, mb, chunk);
   if (from == rank_) {
@@ -35,11 +49,11 @@ Mat PipelineExecutor::receive(Kind k, int mb, int chunk, int from) {
     local_.erase(it);
     return m;
   }
+  auto it = posted_.find(tg);
+  t_.wait(it->second.handle);
   Mat m("pipe_recv", rows_, h_);
-  auto h = Kokkos::create_mirror_view(Kokkos::HostSpace(), m);
-  t_.set_phase(k == Kind::F ? "pipeline-activation" : "pipeline-gradient");
-  t_.wait(t_.irecv(h.data(), h.size() * sizeof(double), from, tg));
-  Kokkos::deep_copy(m, h);
+  Kokkos::deep_copy(m, it->second.buf);
+  posted_.erase(it);
   return m;
 }
 
@@ -49,10 +63,28 @@ void PipelineExecutor::deliver(Kind k, int mb, int chunk, int to, const Mat& m) 
     local_[{tg, 0}] = m;
     return;
   }
-  // The host copy stays alive until the end of the step, when the sends complete.
-  in_flight_.push_back(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m));
+  // The host copy stays alive until the send is complete.
+  HostMat buf = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m);
   t_.set_phase(k == Kind::F ? "pipeline-activation" : "pipeline-gradient");
-  t_.isend(in_flight_.back().data(), in_flight_.back().size() * sizeof(double), to, tg);
+  const int h = t_.isend(buf.data(), buf.size() * sizeof(double), to, tg);
+  // A large message is sent by rendezvous: it moves only once the sender's
+  // MPI sees the receiver's answer. The receive is pre-posted, so when the
+  // receiver is already waiting the hand-shake takes microseconds: drive
+  // progress briefly (at most kSendSpin) before computing again, instead of
+  // leaving the receiver idle until the next layer's progress call.
+  constexpr double kSendSpin = 2e-4;
+  Kokkos::Timer spin;
+  bool done = t_.test(h);
+  while (!done && spin.seconds() < kSendSpin) done = t_.test(h);
+  if (!done) in_flight_.push_back({h, buf});
+}
+
+void PipelineExecutor::progress() {
+  // Testing a request runs the MPI progress engine; completed sends are dropped.
+  for (size_t i = 0; i < in_flight_.size();)
+    if (t_.test(in_flight_[i].handle)) in_flight_.erase(in_flight_.begin() + i);
+    else ++i;
+  if (!posted_.empty()) t_.test(posted_.begin()->second.handle);
 }
 
 PipeStats PipelineExecutor::step(const std::vector<Mat>& inputs, const std::vector<Mat>& out_grads) {
@@ -66,6 +98,7 @@ PipeStats PipelineExecutor::step(const std::vector<Mat>& inputs, const std::vect
   std::map<std::pair<int, int>, std::vector<LayerStash>> stash;  // (mb, chunk) -> per layer
   size_t stash_elems = 0;
   Kokkos::Timer clock;
+  post_receives();
   for (const Op& op : sched_.ranks[rank_]) {
     auto& ls = chunks_.at(op.chunk);
     if (op.kind == Kind::F) {
@@ -76,6 +109,7 @@ PipeStats PipelineExecutor::step(const std::vector<Mat>& inputs, const std::vect
       for (size_t j = 0; j < ls.size(); ++j) {
         x = layer_forward(ls[j], x, s[j]);
         stash_elems += s[j].elems();
+        progress();
       }
       Kokkos::fence();
       const double t1 = clock.seconds();
@@ -92,6 +126,7 @@ PipeStats PipelineExecutor::step(const std::vector<Mat>& inputs, const std::vect
       for (int j = static_cast<int>(ls.size()) - 1; j >= 0; --j) {
         dy = layer_backward(ls[j], it->second[j], dy);
         stash_elems -= it->second[j].elems();
+        progress();
       }
       stash.erase(it);  // the activations are freed once the backward has used them
       Kokkos::fence();

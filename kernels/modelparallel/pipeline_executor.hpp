@@ -5,6 +5,9 @@
 // per micro-batch and chunk boundary; a boundary inside one rank is a local
 // hand-over, as in Megatron at p = 1). Receives block the rank (that wait is
 // the bubble), sends are non-blocking and completed at the end of the step.
+// Every receive of the step is posted at its start, and the executor drives
+// MPI progress between layers, so a large (rendezvous) message moves while
+// its sender computes instead of waiting for the sender's next MPI call.
 //
 // Measured per rank: busy time (compute of its operations), step time (from
 // the common start to its last operation), the timeline of operations, the
@@ -64,15 +67,24 @@ class PipelineExecutor {
  private:
   int owner(int chunk) const { return chunk % sched_.p; }
   int tag(Kind k, int mb, int chunk) const { return (k == Kind::B ? 1 : 0) + 2 * (mb * sched_.chunks() + chunk); }
+  void post_receives();
   Mat receive(Kind k, int mb, int chunk, int from);
   void deliver(Kind k, int mb, int chunk, int to, const Mat& m);
+  void progress();  // lets pending messages move (MPI progress), between layers
+
+  using HostMat = Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>;
+  struct Pending {
+    int handle;
+    HostMat buf;
+  };
 
   coll::Transport& t_;
   Schedule sched_;
   int layers_, h_, rows_, rank_;
   std::map<int, std::vector<PipeLayer>> chunks_;  // this rank's chunks
   std::map<std::pair<int, int>, Mat> local_;      // hand-overs inside this rank, keyed (tag, 0)
-  std::vector<Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>> in_flight_;
+  std::map<int, Pending> posted_;  // pre-posted receives by tag
+  std::vector<Pending> in_flight_;  // sends not yet known complete
   std::vector<Mat> outputs_, input_grads_;
 };
 

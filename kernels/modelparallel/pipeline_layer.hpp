@@ -28,7 +28,7 @@ inline Mat layer_forward(const PipeLayer& l, CMat x, LayerStash& st) {
 inline Mat layer_backward(PipeLayer& l, const LayerStash& st, CMat dy) {
   Mat dz("pipe_dz", dy.extent(0), dy.extent(1)), dx("pipe_dx", dy.extent(0), l.W.extent(0));
   gelu_backward(st.z, dy, dz);
-  matmul(st.x, true, dz, false, l.dW, 1.0);
+  matmul(st.x, true, dz, false, l.dW, /*accumulate=*/true);
   matmul(dz, false, l.W, true, dx);
   return dx;
 }

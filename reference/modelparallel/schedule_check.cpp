@@ -21,6 +21,11 @@ std::string describe(const mp::Op& o) {
 
 ScheduleSim simulate_schedule(const std::vector<std::vector<mp::Op>>& ranks, int p, int m, int v, double tf,
                               double tb) {
+  return simulate_schedule(ranks, p, m, v, [&](int i, size_t k) { return ranks[i][k].kind == mp::Kind::F ? tf : tb; });
+}
+
+ScheduleSim simulate_schedule(const std::vector<std::vector<mp::Op>>& ranks, int p, int m, int v,
+                              const std::function<double(int, size_t)>& cost_of) {
   ScheduleSim r;
   const int C = p * v;
   if (static_cast<int>(ranks.size()) != p) {
@@ -83,7 +88,7 @@ ScheduleSim simulate_schedule(const std::vector<std::vector<mp::Op>>& ranks, int
           if (o.chunk < C - 1) ready = finished('B', o.mb, o.chunk + 1, t);
         }
         if (!ready) break;
-        const double cost = o.kind == mp::Kind::F ? tf : tb;
+        const double cost = cost_of(i, pc[i]);
         r.start[i].push_back(t);
         done[{static_cast<char>(o.kind), o.mb, o.chunk}] = t + cost;
         free_at[i] = t + cost;

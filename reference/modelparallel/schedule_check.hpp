@@ -8,6 +8,7 @@
 // (micro-batch, chunk) is forwarded exactly once and backwarded exactly once;
 // F(mb, c) after F(mb, c-1); B(mb, c) after F(mb, c) and after B(mb, c+1);
 // no deadlock (some rank can always proceed until all lists are done).
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,5 +29,9 @@ struct ScheduleSim {
 // tf, tb: time of one forward / backward of one chunk (uniform chunks).
 ScheduleSim simulate_schedule(const std::vector<std::vector<mp::Op>>& ranks, int p, int m, int v, double tf,
                               double tb);
+// cost(rank, k): time of rank's k-th operation (e.g. measured durations, to
+// replay a run without its communication and scheduling delays).
+ScheduleSim simulate_schedule(const std::vector<std::vector<mp::Op>>& ranks, int p, int m, int v,
+                              const std::function<double(int, size_t)>& cost);
 
 }  // namespace sp::reference

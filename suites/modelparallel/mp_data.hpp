@@ -6,6 +6,8 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <functional>
+#include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,17 @@ inline void compare(sp::Comparator& cmp, CMat got, const sp::reference::EbMat& w
       const auto& w = want(row0 + i, col(j));
       cmp.add(h(i, j), static_cast<double>(w.v), static_cast<double>(w.e));
     }
+}
+
+// Counters equal to 0 are not reported: Google Benchmark writes the
+// coefficient of variation of an all-zero counter as a bare nan (invalid
+// JSON). Readers take an absent counter as 0 (counter_or_zero).
+inline void drop_zeros(std::map<std::string, double>& counters) {
+  for (auto it = counters.begin(); it != counters.end();) it = it->second == 0 ? counters.erase(it) : std::next(it);
+}
+inline double counter_or_zero(const sp::Measurement& m, const std::string& name) {
+  auto it = m.counters.find(name);
+  return it == m.counters.end() ? 0.0 : it->second;
 }
 
 // A verdict on a quantity counted exactly (messages, bytes, elements):

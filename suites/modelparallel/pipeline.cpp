@@ -8,6 +8,7 @@
 // vs m, p - i, Megatron's interleaved warm-up; p2p messages and bytes per
 // rank and the v-fold increase; parameters per rank.
 #include <cmath>
+#include <cstdio>
 #include <thread>
 
 #include "kernels/collectives/transport.hpp"
@@ -67,6 +68,10 @@ class Pipeline : public sp::Technique {
     sp::Counts k;
     // forward 2 rows h^2 per layer, backward twice that; the model's layers are split over the ranks.
     k.flops = 6.0 * c.rows * c.h * double(c.h) * c.layers * c.m / nranks;
+    // Compulsory traffic, roughly: the rank's weights read and gradients
+    // written, and per micro-batch its input, output and their gradients.
+    k.bytes_read = 8.0 * (double(c.h) * c.h * c.layers / nranks + 2.0 * c.m * c.act_elems());
+    k.bytes_written = k.bytes_read;
     return k;
   }
 
@@ -99,6 +104,8 @@ class Pipeline : public sp::Technique {
     per_rank("bytes_sent", static_cast<double>(st.bytes_sent));
     per_rank("param_elems", static_cast<double>(run_.ex->param_elems()));
     out["bubble_mean"] = sp::comm::sum(step > 0 ? 1 - busy_ / step : 0) / p;
+    out["bubble_replay"] = sp::comm::sum(sp::mp::replay_bubble(*transport_, run_));  // known on rank 0 only
+    sp::mp::drop_zeros(out);  // see mp_data.hpp
   }
 
   void predict(const sp::Params& params, const std::string& variant, const sp::Measurement& meas,
@@ -120,7 +127,7 @@ void Pipeline::predict(const sp::Params& params, const std::string& variant, con
                        const sp::Machine&, std::vector<sp::Verdict>& out) const {
   const int p = meas.ranks;
   const auto c = sp::mp::PipeConfig::from(kind_, params, p);
-  auto counter = [&](const std::string& n) { return meas.counters.count(n) ? meas.counters.at(n) : -1.0; };
+  auto counter = [&](const std::string& n) { return sp::mp::counter_or_zero(meas, n); };
   const std::string ps = "p=" + std::to_string(p);
 
   // Bubble: judged only when each rank has a core of its own and the formula's assumptions hold.
@@ -137,6 +144,22 @@ void Pipeline::predict(const sp::Params& params, const std::string& variant, con
            (degenerate ? "; m == p: Megatron runs every forward first, formula not applicable" : "") +
            (p == 1 ? "; one stage has no bubble" : "");
   out.push_back(b);
+
+  // Diagnosis, not judged: the last step replayed by the validator with its
+  // measured operation durations and instant messages. Formula -> replay is
+  // what uneven compute times explain; replay -> measured is waiting on
+  // messages and for the CPU.
+  sp::Verdict rb{info_.name, variant, params.label(), "bubble replayed from measured op durations", "fraction"};
+  rb.predicted = b.predicted;
+  rb.measured = counter("bubble_replay");
+  rb.ratio = rb.predicted > 0 ? rb.measured / rb.predicted : 0;
+  rb.band_lo = kBubbleLo, rb.band_hi = kBubbleHi;
+  rb.status = "INFO";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s; measured %.4f: the rest is waiting on messages and for the CPU", ps.c_str(),
+                b.measured);
+  rb.note = buf;
+  out.push_back(rb);
 
   long long total_msgs = 0;
   const bool uniform = c.layers % (p * c.v) == 0;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "reference/modelparallel/pipeline_ref.hpp"
+#include "reference/modelparallel/schedule_check.hpp"
 #include "scaleproof/compare.hpp"
 #include "suites/modelparallel/mp_data.hpp"
 
@@ -23,6 +24,7 @@ PipeConfig PipeConfig::from(ScheduleKind k, const Params& params, int p) {
 
 void PipeConfig::validate() const {
   check_shape(kind, p, m, v, layers);
+  if (h < 1 || rows < 1) throw InputError("pipeline: hidden size and rows must be >= 1");
   if (!pipeline_tags_fit(m, p * v)) throw InputError("pipeline: m * p * v too large for MPI tags (2 m p v < 32767)");
   if (static_cast<int64_t>(rows) * h > (int64_t(1) << 26) || static_cast<int64_t>(h) * h > (int64_t(1) << 26))
     throw InputError("pipeline: activations or weights above 2^26 elements are not supported");
@@ -50,6 +52,47 @@ void PipeRun::setup(coll::Transport& t, const PipeConfig& c) {
 PipeStats PipeRun::step() {
   last = ex->step(inputs, out_grads);
   return last;
+}
+
+void barrier(coll::Transport& t) {
+#ifdef SP_HAVE_MPI
+  if (auto* mpi = dynamic_cast<coll::MpiTransport*>(&t)) MPI_Barrier(mpi->comm());
+#else
+  (void)t;
+#endif
+}
+
+std::vector<std::vector<double>> gather_to_root(coll::Transport& t, const std::vector<double>& mine) {
+  std::vector<std::vector<double>> all;
+#ifdef SP_HAVE_MPI
+  if (auto* mpi = dynamic_cast<coll::MpiTransport*>(&t)) {
+    int n = static_cast<int>(mine.size());
+    std::vector<int> counts(t.size()), displs(t.size());
+    MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, mpi->comm());
+    int total = 0;
+    for (int i = 0; i < t.size(); ++i) displs[i] = total, total += counts[i];
+    std::vector<double> buf(t.rank() == 0 ? total : 0);
+    MPI_Gatherv(mine.data(), n, MPI_DOUBLE, buf.data(), counts.data(), displs.data(), MPI_DOUBLE, 0, mpi->comm());
+    if (t.rank() == 0)
+      for (int i = 0; i < t.size(); ++i) all.emplace_back(buf.begin() + displs[i], buf.begin() + displs[i] + counts[i]);
+    return all;
+  }
+#endif
+  all.push_back(mine);
+  return all;
+}
+
+double replay_bubble(coll::Transport& t, const PipeRun& run) {
+  std::vector<double> durations;
+  for (auto& o : run.last.timeline) durations.push_back(o.t1 - o.t0);
+  const auto all = gather_to_root(t, durations);
+  if (all.empty()) return 0;
+  const auto& c = run.cfg;
+  const auto sim = reference::simulate_schedule(make_schedule(c.kind, c.p, c.m, c.v).ranks, c.p, c.m, c.v,
+                                                [&](int i, size_t k) { return all[i][k]; });
+  double mean = 0;
+  for (int i = 0; i < c.p; ++i) mean += sim.bubble(i) / c.p;
+  return mean;
 }
 
 namespace {
@@ -119,9 +162,18 @@ CheckResult pipe_check(PipeRun& run, int rank) {
   }
   for (auto& [l, layer] : mine) compare(bounded, layer->dW, ref.dW[l]);
 
+  // The step's counts are exact predictions: checked at every rank count the conformance suites run.
+  Comparator counts("counts");
+  const auto& st = run.last;
+  counts.add(st.peak_stash, predicted_peak_stash(c.kind, c.p, c.m, c.v, rank), 0);
+  const double msgs = static_cast<double>(predicted_messages_sent(c.p, c.m, c.v, rank));
+  counts.add(static_cast<double>(st.messages_sent), msgs, 0);
+  counts.add(static_cast<double>(st.bytes_sent), msgs * 8.0 * c.act_elems(), 0);
+
   CheckResult r = same.result();
-  r.bound_rule = "bitwise vs sequential same kernels; running error bound vs plain loops";
+  r.bound_rule = "bitwise vs sequential same kernels; running error bound vs plain loops; exact counts";
   r.merge(bounded.result());
+  r.merge(counts.result());
   return r;
 }
 

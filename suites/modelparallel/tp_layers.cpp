@@ -7,6 +7,7 @@
 // backward (MODELS.md: one each for the MLP and attention, two each per
 // transformer layer), bytes sent vs the ring all-reduce's 2(t-1)/t n, and the
 // per-rank parameter and activation memory vs the formulas.
+#include <algorithm>
 #include <memory>
 
 #include "kernels/collectives/transport.hpp"
@@ -51,8 +52,14 @@ class TensorParallel : public sp::Technique {
   }
 
   sp::Counts counts(const sp::Params& p, int nranks) const override {
+    const auto sh = sp::mp::TpShape::from(p);
     sp::Counts c;
-    c.flops = sp::mp::tp_flops(kind_, sp::mp::TpShape::from(p)) / nranks;
+    c.flops = sp::mp::tp_flops(kind_, sh) / nranks;
+    // Compulsory traffic, roughly: the weight shard read and its gradient
+    // written, input, output and their gradients (n x max(h, ffn) each).
+    const auto pr = sp::mp::tp_predict(kind_, sh, nranks);
+    c.bytes_read = 8 * (pr.param_elems + 2.0 * sh.n() * std::max(sh.h, sh.ffn));
+    c.bytes_written = 8 * (pr.param_elems + 2.0 * sh.n() * std::max(sh.h, sh.ffn));
     return c;
   }
 
@@ -107,7 +114,16 @@ class TensorParallel : public sp::Technique {
   }
 
   sp::CheckResult check(const std::string&) override {
-    return sp::mp::tp_check(kind_, sh_, data_, g_.rank(), g_.size(), {y_, dx_, grads()});
+    sp::CheckResult r = sp::mp::tp_check(kind_, sh_, data_, g_.rank(), g_.size(), {y_, dx_, grads()});
+    // The call's communication is an exact prediction, checked at every rank count too.
+    const auto pr = sp::mp::tp_predict(kind_, sh_, g_.size());
+    sp::Comparator counts("counts");
+    counts.add(g_.allreduce_fwd, pr.allreduce_fwd, 0);
+    counts.add(g_.allreduce_bwd, pr.allreduce_bwd, 0);
+    const double ring = sp::mp::ring_allreduce_bytes(static_cast<size_t>(sh_.n()) * sh_.h, g_.size(), g_.rank());
+    counts.add(static_cast<double>(g_.bytes_sent), (pr.allreduce_fwd + pr.allreduce_bwd) * ring, 0);
+    r.merge(counts.result());
+    return r;
   }
 
   void report_counters(const std::string&, std::map<std::string, double>& out) override {
@@ -117,6 +133,7 @@ class TensorParallel : public sp::Technique {
     out["allreduce_bytes_sent_all_ranks"] = sp::comm::sum(static_cast<double>(g_.bytes_sent));
     out["param_elems_max_rank"] = sp::comm::max(static_cast<double>(param_elems()));
     out["stash_elems_max_rank"] = sp::comm::max(static_cast<double>(stash_elems()));
+    sp::mp::drop_zeros(out);
   }
 
   void predict(const sp::Params& p, const std::string& variant, const sp::Measurement& m, const sp::Machine&,

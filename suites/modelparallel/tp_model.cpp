@@ -56,6 +56,9 @@ Params tp_params(TpKind k, int b, int s, int h, int heads, int ffn) {
 void tp_check_shape(TpKind k, const TpShape& sh, int t) {
   const std::string who = tp_name(k) + ": ";
   if (has_heads(k)) {
+    if (sh.h % t != 0)
+      throw InputError(who + "hidden size h = " + std::to_string(sh.h) + " is not divisible by t = " +
+                       std::to_string(t) + " ranks");
     if (sh.h % sh.heads != 0)
       throw InputError(who + "hidden size h = " + std::to_string(sh.h) + " is not divisible by heads = " +
                        std::to_string(sh.heads));
@@ -233,7 +236,7 @@ void tp_verdicts(const Info& info, TpKind k, const Params& p, const std::string&
   const TpShape sh = TpShape::from(p);
   const int t = m.ranks;
   const TpPrediction pr = tp_predict(k, sh, t);
-  auto counter = [&](const char* name) { return m.counters.count(name) ? m.counters.at(name) : -1.0; };
+  auto counter = [&](const char* name) { return counter_or_zero(m, name); };
   const std::string ts = "t=" + std::to_string(t);
   out.push_back(exact_verdict(info, p, variant, "all-reduces forward per call", "calls", pr.allreduce_fwd,
                               counter("allreduce_fwd"), ts + "; Megatron g operator after row-parallel layers"));

@@ -126,3 +126,17 @@ TEST(Schedule, ChunkLayersCoverModelOnce) {
       EXPECT_EQ(next, L);
     }
 }
+
+TEST(Schedule, ReplayWithMeasuredDurations) {
+  const auto s = sp::mp::make_schedule(ScheduleKind::one_f_one_b, 2, 4, 1);
+  // Uniform costs replay the uniform simulation.
+  const auto uniform = sp::reference::simulate_schedule(s.ranks, 2, 4, 1, 1, 2);
+  const auto replay = sp::reference::simulate_schedule(
+      s.ranks, 2, 4, 1, [&](int i, size_t k) { return s.ranks[i][k].kind == Kind::F ? 1.0 : 2.0; });
+  ASSERT_TRUE(replay.ok);
+  EXPECT_DOUBLE_EQ(replay.makespan, uniform.makespan);
+  // A stage twice as slow leaves the other idle for longer than the formula says.
+  const auto slow = sp::reference::simulate_schedule(
+      s.ranks, 2, 4, 1, [&](int i, size_t k) { return (i == 1 ? 2.0 : 1.0) * (s.ranks[i][k].kind == Kind::F ? 1 : 2); });
+  EXPECT_GT(slow.bubble(0), sp::mp::predicted_bubble(ScheduleKind::one_f_one_b, 2, 4, 1));
+}
