@@ -33,10 +33,6 @@ bool split_name(std::string name, MeasuredCase& c) {
   c.technique = parts[1];
   c.variant = parts[2];
   c.params = name.substr(pos);
-  // Google Benchmark appends "/manual_time" to benchmarks timed manually.
-  const std::string suffix = "/manual_time";
-  if (c.params.size() >= suffix.size() && c.params.compare(c.params.size() - suffix.size(), suffix.size(), suffix) == 0)
-    c.params.resize(c.params.size() - suffix.size());
   return true;
 }
 
