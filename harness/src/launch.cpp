@@ -103,6 +103,16 @@ static bool job_variable(const std::string& name) {
   return false;
 }
 
+// The child runs in its own process group, so a Ctrl-C at the terminal
+// reaches only this process: pass it on to the whole launch, then die of it.
+static volatile sig_atomic_t g_child_group = 0;
+
+static void forward_and_die(int sig) {
+  if (g_child_group > 0) kill(-g_child_group, SIGKILL);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 LaunchResult run_with_watchdog(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
                                const std::string& log, double timeout_s) {
   using clock = std::chrono::steady_clock;
@@ -132,6 +142,8 @@ LaunchResult run_with_watchdog(const std::vector<std::string>& argv, const std::
   }
   setpgid(pid, pid);  // also here: no race with the child's own call
   close(fd);
+  g_child_group = pid;
+  auto old_int = signal(SIGINT, forward_and_die), old_term = signal(SIGTERM, forward_and_die);
 
   LaunchResult r;
   int status = 0;
@@ -151,6 +163,8 @@ LaunchResult run_with_watchdog(const std::vector<std::string>& argv, const std::
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   kill(-pid, SIGKILL);  // whatever the launcher left behind in its group
+  signal(SIGINT, old_int), signal(SIGTERM, old_term);
+  g_child_group = 0;
   r.seconds = elapsed();
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);

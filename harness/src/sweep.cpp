@@ -124,6 +124,7 @@ nlohmann::json run_sweep(const SweepPlan& plan, const std::string& dir) {
       const fs::path out = points / name;
       launch["status"] = res.timed_out ? "timed_out" : res.ok() && fs::exists(out / "bench.json") ? "ok" : "failed";
       if (launch["status"] != "ok") {
+        launch["oversubscribed"] = predicted_over;
         launch["diagnosis"] = plan.tech->info.name + " at " + std::to_string(ranks) + " rank(s): " + res.describe() +
                               ": " + heartbeat::diagnose(hb, ranks);
         std::printf("    FAILED: %s (log %s)\n", launch["diagnosis"].get<std::string>().c_str(),
