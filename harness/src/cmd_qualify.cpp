@@ -62,7 +62,7 @@ int run_qualify(const QualifyArgs& o) {
   dir.write_text("junit.xml", xml);
   dir.write_text("qualification.md", qualification_markdown(profile, results));
   dir.write_json("manifest.json", collect_manifest({process_command_line(), 1, kx::concurrency()}));
-  dir.write_text("report.md", render_report(dir.path("")));
+  dir.write_text("report.md", render_report(dir.path(""), fs::path(dir.final_path()).filename()));
   const std::string final_path = dir.commit();
   if (!o.junit.empty()) write_file_atomic(o.junit, xml);
 

@@ -2,6 +2,7 @@
 // scaling_analysis.cpp fits and judges it, scaling_report.cpp renders it).
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "launch.hpp"
@@ -42,7 +43,7 @@ int run_scale(ScaleArgs& a) {
   dir.write_json("manifest.json", collect_manifest({process_command_line(), 1, kx::concurrency()}));
   const std::string note = draw_plots("scaling_plots.py", tmp);
   dir.write_text("scaling.md", render_scaling(tmp, note));
-  dir.write_text("report.md", render_report(tmp));
+  dir.write_text("report.md", render_report(tmp, std::filesystem::path(dir.final_path()).filename()));
   const std::string final_path = dir.commit();
 
   int failed_launches = 0, failed_verdicts = 0;

@@ -173,7 +173,7 @@ int cmd_bench_or_run(const Options& o, bool full, const RunContext& rc) {
       if (!note.empty()) dir->write_text("plots.md", "_" + note + "_\n");
       for (auto& v : verdicts) rc_code |= (o.strict && v.status == "FAIL") ? 1 : 0;
     }
-    std::string report = render_report(dir->path(""));
+    std::string report = render_report(dir->path(""), fs::path(dir->final_path()).filename());
     dir->write_text("report.md", report);
     std::string final_path = dir->commit();
     if (full) {

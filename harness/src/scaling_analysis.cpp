@@ -106,6 +106,14 @@ ScalingAnalysis analyse_sweep(const nlohmann::json& sweep) {
       dof = std::max(dof, 0);
     }
 
+    // The fitted law at every point (oversubscribed ones too, for comparison in the report).
+    for (auto& p : fit["points"]) {
+      const double n = p["n"].get<double>();
+      const double law_s = !std::isfinite(f) ? NAN : strong ? scaling::amdahl_speedup(f, n) : scaling::gustafson_speedup(f, n);
+      p["law_speedup"] = num(law_s);
+      p["ratio_to_law"] = p["speedup"].is_number() ? num(p["speedup"].get<double>() / law_s) : nullptr;
+    }
+
     // Karp-Flatt trend over the timed points; a change smaller than what a
     // relative timing error of `band` would cause, band / (S (1 - 1/N)), is "constant".
     double tol = 0;

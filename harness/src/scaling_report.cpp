@@ -41,9 +41,10 @@ std::string series_section(const nlohmann::json& fit, size_t index, const std::s
   const std::string png = "scaling-" + std::to_string(index) + ".png";
   if (fs::exists(fs::path(dir) / png)) s += "![speedup, efficiency and Karp-Flatt e(N)](" + png + ")\n\n";
   s += "| " + axis + " | time (s) | " + (strong ? "speedup" : "scaled speedup") +
-       " | efficiency | Karp-Flatt e(N) | timing |\n|---|---|---|---|---|---|\n";
+       " | fitted law | measured / law | efficiency | Karp-Flatt e(N) | timing |\n|---|---|---|---|---|---|---|---|\n";
   for (auto& p : fit["points"])
-    s += "| " + g(p["n"], "%g") + " | " + g(p["seconds"]) + " | " + g(p["speedup"]) + " | " + g(p["efficiency"]) +
+    s += "| " + g(p["n"], "%g") + " | " + g(p["seconds"]) + " | " + g(p["speedup"]) + " | " + g(p["law_speedup"]) +
+         " | " + g(p["ratio_to_law"]) + " | " + g(p["efficiency"]) +
          " | " + g(p["karp_flatt"]) + " | " + (p.value("timed", false) ? "timed" : "oversubscribed: not fitted") +
          " |\n";
   auto& ref = fit["reference"];
