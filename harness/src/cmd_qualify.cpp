@@ -46,6 +46,8 @@ int run_qualify(const QualifyArgs& o) {
                                 "--min-time", std::to_string(o.min_time), "-r", std::to_string(o.repetitions)},
                                {{"SP_HEARTBEAT_DIR", hb}}, dir.path("run.log"), o.timeout_s);
     source = dir.path("run");
+    std::error_code ec;
+    fs::remove(dir.path("latest"), ec);  // the child's ResultsDir link, meaningless inside this folder
     if (!fs::is_directory(source)) run_failure = "the suite run failed: " + r.describe() + ": " + heartbeat::diagnose(hb, 1);
     else fs::remove_all(hb);
   }

@@ -35,7 +35,12 @@ weak)  # the weak-scaling parameter grows with N; Gustafson is fitted
   rc=$(run scale -t split_work --mode weak --ranks 1,2 --set work=400,serial=40 --name t --timeout 60 "${fast[@]}")
   [[ $rc -eq 0 ]] || fail "exit $rc"
   check "s['weak_scale_param'] == 'work'" "[l['params'] for l in s['launches']] == ['work=400,serial=40,steps=1000', 'work=800,serial=40,steps=1000']" \
-        "'gustafson' in f[0]" "f[0]['params'] == 'work=400,serial=40,steps=1000'" ;;
+        "'gustafson' in f[0]" "f[0]['params'] == 'work=400,serial=40,steps=1000'"
+  # Without Python/matplotlib the sweep still completes and the report says why there is no plot.
+  rc=$(SP_PYTHON=/nonexistent/python3 run scale -t split_work --mode weak --ranks 1,2 --set work=400,serial=40 --name np --timeout 60 "${fast[@]}")
+  [[ $rc -eq 0 ]] || fail "without python: exit $rc"
+  grep -q "plots not drawn: no Python interpreter at /nonexistent/python3" results/np/report.md || fail "report silent on the missing plots"
+  ! ls results/np/*.png 2>/dev/null || fail "a plot without python?" ;;
 threads)  # a single-rank kernel at 1 and 2 OpenMP threads
   rc=$(run scale -t stream_triad --thread-counts 1,2 --set N=65536 --name t --timeout 60 "${fast[@]}")
   [[ $rc -eq 0 ]] || fail "exit $rc"
