@@ -86,6 +86,18 @@ for name, s in status.items():
     assert name.endswith(s + ")") or (name == "conformance" and s == "PASS"), (name, s)
 PY
   ;;
+qualify_run)  # qualify runs the suite itself (a child `run` under the watchdog)
+  rc=$(run qualify --profile "$data/profiles/stream.json" --technique stream_triad --size small --set N=4096 \
+       --min-time 0.01 -r 1 --out "$work/results" --name q)
+  [[ $rc -eq 0 ]] || fail "exit $rc"
+  grep -q "PASS triad conformance" "$work/out" || fail "criterion not passed"
+  [[ -f results/q/run/check.json && -f results/q/junit.xml && ! -e results/q/latest ]] || fail "folder incomplete"
+  # A suite run that hangs (rank 0 never returns from the benchmarked run()): the watchdog ends it, names it.
+  rc=$(run qualify --profile "$data/profiles/stream.json" --technique hang --set on_rank=0 --timeout 3 \
+       --min-time 0.01 -r 1 --out "$work/results" --name h)
+  [[ $rc -eq 1 ]] || fail "hang: exit $rc, expected 1"
+  grep -q "the suite run failed: timed out after .*culprit: rank 0 inside hang run" "$work/out" || fail "hang not named"
+  grep -q "<failure" results/h/junit.xml || fail "no JUnit failure for the hang" ;;
 *) echo "unknown case $case_"; exit 2 ;;
 esac
 echo "ok: $case_"
