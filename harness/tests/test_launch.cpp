@@ -114,7 +114,9 @@ TEST(Heartbeat, NamesTheRankInsideACall) {
   auto write = [&](int rank, const char* tech, const char* phase, uint64_t entered, uint64_t left,
                    const char* mpi = "") {
     sp::heartbeat::Beat b{};
-    std::strncpy(b.mpi, mpi, sizeof b.mpi - 1);
+    const auto& names = sp::heartbeat::mpi_call_names();
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i] == mpi) b.mpi_call = static_cast<int32_t>(i + 1);
     std::strncpy(b.technique, tech, sizeof b.technique - 1);
     std::strncpy(b.phase, phase, sizeof b.phase - 1);
     b.entered = entered, b.left = left, b.rank = rank;
