@@ -90,10 +90,11 @@ std::string diagnose(const std::string& dir, int nranks) {
   std::string culprit, waiting, outside, silent;
   std::vector<bool> seen(nranks, false);
   auto add = [](std::string& list, const std::string& item) { list += (list.empty() ? "" : "; ") + item; };
+  auto add_rank = [](std::string& list, int r) { list += (list.empty() ? "" : ",") + std::to_string(r); };
   for (auto& b : beats) {
     if (b.rank >= 0 && b.rank < nranks) seen[b.rank] = true;
     const std::string where = std::string(b.technique) + " " + b.phase + " (call " + std::to_string(b.entered) + ")";
-    if (b.entered <= b.left) add(outside, std::to_string(b.rank));
+    if (b.entered <= b.left) add_rank(outside, b.rank);
     else if (b.mpi_call > 0)
       add(waiting, "rank " + std::to_string(b.rank) + " waiting in " +
                        (b.mpi_call <= static_cast<int>(mpi_call_names().size()) ? mpi_call_names()[b.mpi_call - 1] : "MPI") +
@@ -101,7 +102,7 @@ std::string diagnose(const std::string& dir, int nranks) {
     else add(culprit, "rank " + std::to_string(b.rank) + " inside " + where + ", not in MPI");
   }
   for (int r = 0; r < nranks; ++r)
-    if (!seen[r]) add(silent, std::to_string(r));
+    if (!seen[r]) add_rank(silent, r);
   std::string s = culprit.empty() ? (waiting.empty() ? "no rank was inside a technique call"
                                                      : "every rank inside the technique was waiting in MPI")
                                   : "culprit: " + culprit;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -170,6 +171,20 @@ LaunchResult run_with_watchdog(const std::vector<std::string>& argv, const std::
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   if (r.timed_out) r.signal = 0;
   return r;
+}
+
+std::string last_line(const std::string& log, bool errors_only) {
+  std::ifstream f(log);
+  std::string last;
+  for (std::string line; std::getline(f, line);) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    std::string lower = line;
+    for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    bool says = false;
+    for (const char* w : {"error", "fail", "abort", "terminat"}) says = says || lower.find(w) != std::string::npos;
+    if (!errors_only || says) last = line;
+  }
+  return last;
 }
 
 std::string process_command_line() {

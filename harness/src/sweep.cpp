@@ -125,8 +125,10 @@ nlohmann::json run_sweep(const SweepPlan& plan, const std::string& dir) {
       launch["status"] = res.timed_out ? "timed_out" : res.ok() && fs::exists(out / "bench.json") ? "ok" : "failed";
       if (launch["status"] != "ok") {
         launch["oversubscribed"] = predicted_over;
+        // The heartbeat names the rank; the log's last error line, if any, often says why.
+        const std::string tail = last_line((points / (name + ".log")).string(), true);
         launch["diagnosis"] = plan.tech->info.name + " at " + std::to_string(ranks) + " rank(s): " + res.describe() +
-                              ": " + heartbeat::diagnose(hb, ranks);
+                              ": " + heartbeat::diagnose(hb, ranks) + (tail.empty() ? "" : "; log: " + tail);
         std::printf("    FAILED: %s (log %s)\n", launch["diagnosis"].get<std::string>().c_str(),
                     launch["log"].get<std::string>().c_str());
         sweep["launches"].push_back(launch);
