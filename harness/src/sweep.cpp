@@ -97,7 +97,7 @@ nlohmann::json run_sweep(const SweepPlan& plan, const std::string& dir) {
       const std::string name = "c" + std::to_string(ci) + "-r" + std::to_string(ranks) + "-t" + std::to_string(threads);
       const fs::path points = fs::path(dir) / "points";
       std::vector<std::string> argv = plan.launcher.argv(ranks);
-      for (const std::string a : {self, std::string("--threads"), std::to_string(threads), std::string("bench"),
+      for (const std::string& a : {self, std::string("--threads"), std::to_string(threads), std::string("bench"),
                                   std::string("--technique"), plan.tech->info.name, std::string("--size"), o.size,
                                   std::string("--set"), p.label(), std::string("--out"), points.string(),
                                   std::string("--name"), name, std::string("--min-time"), std::to_string(o.min_time),
