@@ -82,6 +82,7 @@ Registry::Command hook(CLI::App& app) {
   c->add_option("--variant", a->opt.variants, "Only these variants");
   c->add_option("--band", a->opt.band, "Accepted relative deviation from the fitted law (default: the technique's scaling_band)")
       ->check(CLI::NonNegativeNumber);
+  c->add_option("--statistic", a->opt.statistic, "Time of a point: median or min over repetitions")->capture_default_str();
   c->add_option("--min-time", a->opt.min_time, "Seconds per benchmark repetition")->check(CLI::PositiveNumber)->capture_default_str();
   c->add_option("--repetitions,-r", a->opt.repetitions, "Benchmark repetitions")->check(CLI::Range(1, 1000))->capture_default_str();
   c->add_option("--out,-o", a->out, "Parent folder for the results folder")->capture_default_str();

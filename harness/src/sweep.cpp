@@ -46,6 +46,8 @@ SweepPlan plan_sweep(const SweepOptions& opt) {
   if (opt.ranks.size() > 1 && opt.threads.size() > 1)
     throw InputError("sweep ranks or threads, not both (one of --ranks and --thread-counts must have one entry)");
   if (opt.timeout_s <= 0) throw InputError("--timeout must be > 0 seconds");
+  if (opt.statistic != "median" && opt.statistic != "min")
+    throw InputError("unknown statistic '" + opt.statistic + "' (median or min)");
   plan.axis = opt.threads.size() > 1 ? "threads" : "ranks";
   plan.launcher = Launcher::from(opt.launcher);
   plan.tech = Registry::get().find(opt.technique);
@@ -79,6 +81,7 @@ nlohmann::json run_sweep(const SweepPlan& plan, const std::string& dir) {
                           {"timeout_s", o.timeout_s},
                           {"min_time_s", o.min_time},
                           {"repetitions", o.repetitions},
+                          {"statistic", o.statistic},
                           {"band", o.band >= 0 ? o.band : plan.tech->info.tol.scaling_band},
                           {"cores", cores()},
                           {"weak_scale_param", plan.weak_param},
@@ -146,14 +149,16 @@ nlohmann::json run_sweep(const SweepPlan& plan, const std::string& dir) {
           series_index[key] = sweep["series"].size();
           sweep["series"].push_back({{"variant", m.variant}, {"params", c.params.label()}, {"points", nlohmann::json::array()}});
         }
+        const double seconds = o.statistic == "min" && m.min_s > 0 ? m.min_s : m.m.seconds;
         sweep["series"][series_index[key]]["points"].push_back({{"n", n},
                                                                 {"params", m.params},
-                                                                {"seconds", m.m.seconds},
+                                                                {"seconds", seconds},
+                                                                {"median_s", m.m.seconds},
                                                                 {"min_s", m.min_s},
                                                                 {"max_s", m.max_s},
                                                                 {"oversubscribed", over},
                                                                 {"launch", sweep["launches"].size()}});
-        std::printf("    %-8s %.4g ms%s\n", m.variant.c_str(), 1e3 * m.m.seconds,
+        std::printf("    %-8s %.4g ms (%s)%s\n", m.variant.c_str(), 1e3 * seconds, o.statistic.c_str(),
                     over ? "  [oversubscribed: not meaningful for timing, left out of fits]" : "");
       }
       sweep["launches"].push_back(launch);
