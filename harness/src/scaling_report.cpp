@@ -20,17 +20,22 @@ std::string g(const nlohmann::json& v, const char* f = "%.4g") {
 }
 
 std::string launches_table(const nlohmann::json& sweep) {
-  std::string s = "### Launches\n\n| # | ranks | threads | params | status | result | oversubscribed | results or diagnosis |\n|---|---|---|---|---|---|---|---|\n";
-  int i = 0;
+  std::string s = "### Launches\n\n| # | ranks | threads | params | status | result | oversubscribed | load (1 min) | results or diagnosis |\n|---|---|---|---|---|---|---|---|---|\n";
+  int i = 0, loaded = 0;
   for (auto& l : sweep["launches"]) {
     const bool ok = l.value("status", "") == "ok";
     s += "| " + std::to_string(i++) + " | " + std::to_string(l.value("ranks", 0)) + " | " +
          std::to_string(l.value("threads", 0)) + " | " + l.value("params", "") + " | " +
          (ok ? "ok" : "**" + l.value("status", "") + "**") + " | " + l.value("result", "") + " | " +
          (l.contains("oversubscribed") ? (l["oversubscribed"].get<bool>() ? "yes" : "no") : "-") + " | " +
+         g(l.value("load_1min", nlohmann::json()), "%.2f") + " | " +
          (ok ? "[" + l.value("results", "") + "](" + l.value("results", "") + "/bench.json)" : l.value("diagnosis", "")) +
          " |\n";
+    loaded += l.value("load_1min", 0.0) > sweep.value("cores", 0);
   }
+  if (loaded)
+    s += "\n**Loaded machine**: " + std::to_string(loaded) + " launch(es) started with a 1-minute load average above the " +
+         std::to_string(sweep.value("cores", 0)) + " cores: other work competed for the cores, and their timings are disturbed.\n";
   return s + "\n";
 }
 

@@ -1,6 +1,7 @@
 #include "sweep.hpp"
 
 #include <cstdio>
+#include <fstream>
 #include <filesystem>
 #include <thread>
 
@@ -30,6 +31,15 @@ std::string weak_param_of(const Registered& r, const Params& p) {
 }
 
 int cores() { return static_cast<int>(std::thread::hardware_concurrency()); }
+
+// 1-minute load average: other work on the node disturbs every timing, so
+// each launch records it and the report flags launches started above the cores.
+double load_1min() {
+  std::ifstream f("/proc/loadavg");
+  double l = -1;
+  f >> l;
+  return l;
+}
 
 }  // namespace
 
@@ -108,9 +118,13 @@ nlohmann::json run_sweep(const SweepPlan& plan, const std::string& dir) {
         argv.push_back(a);
       for (auto& v : c.variants) argv.push_back("--variant"), argv.push_back(v);
       const bool predicted_over = plan.launcher.local() && cores() > 0 && ranks * threads > cores();
-      std::printf("[scale %zu/%zu] %s %s: %d rank(s) x %d thread(s)%s ...\n", ++done, total,
+      const double load = load_1min();
+      std::printf("[scale %zu/%zu] %s %s: %d rank(s) x %d thread(s)%s%s ...\n", ++done, total,
                   plan.tech->info.name.c_str(), p.label().c_str(), ranks, threads,
-                  predicted_over ? " (oversubscribed)" : "");
+                  predicted_over ? " (oversubscribed)" : "",
+                  load > cores() ? (" (machine load " + std::to_string(load).substr(0, 5) + " on " +
+                                    std::to_string(cores()) + " cores: timings disturbed)").c_str()
+                                 : "");
       std::fflush(stdout);
       const std::string hb = (points / (name + ".heartbeat")).string();
       auto res = run_with_watchdog(argv, {{"OMP_NUM_THREADS", std::to_string(threads)}, {"SP_HEARTBEAT_DIR", hb}},
@@ -123,6 +137,7 @@ nlohmann::json run_sweep(const SweepPlan& plan, const std::string& dir) {
                                {"command", plan.launcher.text() + " scaleproof bench ..."},
                                {"result", res.describe()},
                                {"wall_s", res.seconds},
+                               {"load_1min", load},
                                {"log", "points/" + name + ".log"}};
       const fs::path out = points / name;
       launch["status"] = res.timed_out ? "timed_out" : res.ok() && fs::exists(out / "bench.json") ? "ok" : "failed";

@@ -26,7 +26,7 @@ ranks)  # the launcher at 1 to 4 ranks; points beyond the cores marked oversubsc
         "[l['ranks'] for l in s['launches']] == [1, 2, 3, 4]" \
         "[l['oversubscribed'] for l in s['launches']] == [r > $cores for r in (1, 2, 3, 4)]" \
         "[p['timed'] for p in f[0]['points']] == [r <= $cores for r in (1, 2, 3, 4)]" \
-        "f[0]['amdahl']['points'] == min(4, $cores)" \
+        "f[0]['amdahl']['points'] == min(4, $cores)" "all(l['load_1min'] >= 0 for l in s['launches'])" \
         "all(json.load(open('results/t/' + l['results'] + '/manifest.json'))['ranks'] == l['ranks'] for l in s['launches'])"
   grep -q "results:" "$work/out" || fail "no results line"
   [[ -f results/t/report.md ]] && grep -q "Amdahl fit" results/t/report.md || fail "report without the fit"
