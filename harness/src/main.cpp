@@ -87,8 +87,9 @@ void print_skipped(const std::vector<std::string>& skipped, int nranks) {
 int cmd_list(const Options& o) {
   Filter f{o.families, o.techniques, {}, {}, {}};
   auto& reg = Registry::get();
+  const auto families = reg.families();  // one vector: begin() and end() of two temporaries would not pair
   for (auto& fam : f.families)
-    if (!std::count(reg.families().begin(), reg.families().end(), fam)) throw InputError("unknown family '" + fam + "'");
+    if (!std::count(families.begin(), families.end(), fam)) throw InputError("unknown family '" + fam + "'");
   for (auto& t : f.techniques)
     if (!reg.find(t)) throw InputError("unknown technique '" + t + "'");
   if (comm::rank() != 0) return 0;

@@ -50,7 +50,7 @@ threads)  # a single-rank kernel at 1 and 2 OpenMP threads
         "[l['oversubscribed'] for l in s['launches']] == [t > $cores for t in (1, 2)]" \
         "[json.load(open('results/t/' + l['results'] + '/manifest.json'))['threads_per_rank'] for l in s['launches']] == [1, 2]" ;;
 hang)  # rank 1 never returns: the watchdog ends the launch, names the rank, keeps the 1-rank result
-  rc=$(run scale -t hang --ranks 1,2 --set on_rank=1 --name t --timeout 4 "${fast[@]}")
+  rc=$(run scale -t hang --ranks 1,2 --set on_rank=1 --name t --timeout 8 "${fast[@]}")
   [[ $rc -eq 1 ]] || fail "exit $rc, expected 1"
   grep -q "timed out after .*culprit: rank 1 inside hang run" "$work/out" || fail "the hang was not attributed to rank 1"
   check "[l['status'] for l in s['launches']] == ['ok', 'timed_out']" "'rank 0 waiting in MPI' in s['launches'][1]['diagnosis']" \
@@ -95,7 +95,7 @@ qualify_run)  # qualify runs the suite itself (a child `run` under the watchdog)
   grep -q "PASS triad conformance" "$work/out" || fail "criterion not passed"
   [[ -f results/q/run/check.json && -f results/q/junit.xml && ! -e results/q/latest ]] || fail "folder incomplete"
   # A suite run that hangs (rank 0 never returns from the benchmarked run()): the watchdog ends it, names it.
-  rc=$(run qualify --profile "$data/profiles/stream.json" --technique hang --set on_rank=0 --timeout 3 \
+  rc=$(run qualify --profile "$data/profiles/stream.json" --technique hang --set on_rank=0 --timeout 8 \
        --min-time 0.01 -r 1 --out "$work/results" --name h)
   [[ $rc -eq 1 ]] || fail "hang: exit $rc, expected 1"
   grep -q "the suite run failed: timed out after .*culprit: rank 0 inside hang run" "$work/out" || fail "hang not named"
