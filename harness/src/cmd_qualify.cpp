@@ -16,6 +16,7 @@
 #include "scaleproof/comm.hpp"
 #include "scaleproof/kokkos_compat.hpp"
 #include "scaleproof/registry.hpp"
+#include "selection.hpp"
 
 namespace fs = std::filesystem;
 
@@ -25,6 +26,7 @@ namespace {
 
 struct QualifyArgs {
   std::string profile, results, junit, out = "results", name, size = "small";
+  std::vector<std::string> families, techniques, sets;  // passed to the suite run
   double min_time = 0.2, timeout_s = 3600;
   int repetitions = 3;
 };
@@ -33,7 +35,10 @@ int run_qualify(const QualifyArgs& o) {
   if (comm::size() > 1) throw InputError("run `scaleproof qualify` as one process");
   const Profile profile = load_profile(o.profile);
   if (!o.results.empty() && !fs::is_directory(o.results)) throw InputError("no results folder at " + o.results);
-  parse_size(o.size);
+  if (o.results.empty()) {
+    Filter f{o.families, o.techniques, {parse_size(o.size)}, o.sets, {}};
+    select_cases(f, 1);  // an unknown technique or a bad --set is an input error before any folder exists
+  }
   ResultsDir dir(o.out, o.name);
   std::string source = o.results;
   std::string run_failure;
@@ -42,10 +47,15 @@ int run_qualify(const QualifyArgs& o) {
     const std::string hb = dir.path("run.heartbeat");
     std::printf("qualify: running the suite (scaleproof run --size %s), log %s\n", o.size.c_str(), "run.log");
     std::fflush(stdout);
-    auto r = run_with_watchdog({self_exe(), "run", "--size", o.size, "--out", dir.path(""), "--name", "run",
-                                "--min-time", std::to_string(o.min_time), "-r", std::to_string(o.repetitions)},
-                               {{"SP_HEARTBEAT_DIR", hb}}, dir.path("run.log"), o.timeout_s);
+    std::vector<std::string> argv = {self_exe(), "run", "--size", o.size, "--out", dir.path(""), "--name", "run",
+                                     "--min-time", std::to_string(o.min_time), "-r", std::to_string(o.repetitions)};
+    for (auto& f : o.families) argv.insert(argv.end(), {"--family", f});
+    for (auto& t : o.techniques) argv.insert(argv.end(), {"--technique", t});
+    for (auto& s : o.sets) argv.insert(argv.end(), {"--set", s});
+    auto r = run_with_watchdog(argv, {{"SP_HEARTBEAT_DIR", hb}}, dir.path("run.log"), o.timeout_s);
     source = dir.path("run");
+    std::error_code ec;
+    fs::remove(dir.path("latest"), ec);  // the child's ResultsDir link, meaningless inside this folder
     if (!fs::is_directory(source)) run_failure = "the suite run failed: " + r.describe() + ": " + heartbeat::diagnose(hb, 1);
     else fs::remove_all(hb);
   }
@@ -62,7 +72,7 @@ int run_qualify(const QualifyArgs& o) {
   dir.write_text("junit.xml", xml);
   dir.write_text("qualification.md", qualification_markdown(profile, results));
   dir.write_json("manifest.json", collect_manifest({process_command_line(), 1, kx::concurrency()}));
-  dir.write_text("report.md", render_report(dir.path("")));
+  dir.write_text("report.md", render_report(dir.path(""), fs::path(dir.final_path()).filename()));
   const std::string final_path = dir.commit();
   if (!o.junit.empty()) write_file_atomic(o.junit, xml);
 
@@ -83,6 +93,9 @@ Registry::Command hook(CLI::App& app) {
   c->add_option("--results", o->results, "Judge this existing `run` results folder instead of running the suite");
   c->add_option("--junit", o->junit, "Also write the JUnit XML to this file");
   c->add_option("--size,-s", o->size, "Parameter-set size of the suite run")->capture_default_str();
+  c->add_option("--family,-F", o->families, "Suite run: only these families");
+  c->add_option("--technique,-t", o->techniques, "Suite run: only these techniques");
+  c->add_option("--set", o->sets, "Suite run: override parameters KEY=VALUE[,KEY=VALUE]");
   c->add_option("--min-time", o->min_time, "Seconds per benchmark repetition")->check(CLI::PositiveNumber)->capture_default_str();
   c->add_option("--repetitions,-r", o->repetitions, "Benchmark repetitions")->check(CLI::Range(1, 1000))->capture_default_str();
   c->add_option("--timeout", o->timeout_s, "Watchdog: seconds for the suite run")->check(CLI::PositiveNumber)->capture_default_str();

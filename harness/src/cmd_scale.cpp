@@ -2,6 +2,7 @@
 // scaling_analysis.cpp fits and judges it, scaling_report.cpp renders it).
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "launch.hpp"
@@ -42,7 +43,7 @@ int run_scale(ScaleArgs& a) {
   dir.write_json("manifest.json", collect_manifest({process_command_line(), 1, kx::concurrency()}));
   const std::string note = draw_plots("scaling_plots.py", tmp);
   dir.write_text("scaling.md", render_scaling(tmp, note));
-  dir.write_text("report.md", render_report(tmp));
+  dir.write_text("report.md", render_report(tmp, std::filesystem::path(dir.final_path()).filename()));
   const std::string final_path = dir.commit();
 
   int failed_launches = 0, failed_verdicts = 0;
@@ -79,7 +80,9 @@ Registry::Command hook(CLI::App& app) {
   c->add_option("--size,-s", a->opt.size, "Parameter-set size")->capture_default_str();
   c->add_option("--set", a->opt.sets, "Override parameters: KEY=VALUE[,KEY=VALUE]");
   c->add_option("--variant", a->opt.variants, "Only these variants");
-  c->add_option("--band", a->opt.band, "Accepted relative deviation from the fitted law (default: the technique's scaling_band)");
+  c->add_option("--band", a->opt.band, "Accepted relative deviation from the fitted law (default: the technique's scaling_band)")
+      ->check(CLI::NonNegativeNumber);
+  c->add_option("--statistic", a->opt.statistic, "Time of a point: median or min over repetitions")->capture_default_str();
   c->add_option("--min-time", a->opt.min_time, "Seconds per benchmark repetition")->check(CLI::PositiveNumber)->capture_default_str();
   c->add_option("--repetitions,-r", a->opt.repetitions, "Benchmark repetitions")->check(CLI::Range(1, 1000))->capture_default_str();
   c->add_option("--out,-o", a->out, "Parent folder for the results folder")->capture_default_str();

@@ -22,12 +22,12 @@ Beat* beat = nullptr;
 
 void mpi_wrappers_linked();  // heartbeat_mpi.cpp
 
-void mpi_enter(const char* call) {
-  if (beat) std::strncpy(beat->mpi, call, sizeof beat->mpi - 1);
+void mpi_enter(int call) {
+  if (beat) beat->mpi_call = call;
 }
 
 void mpi_leave() {
-  if (beat) beat->mpi[0] = 0;
+  if (beat) beat->mpi_call = 0;
 }
 
 void start() {
@@ -53,11 +53,14 @@ void start() {
   close(fd);
 }
 
-void enter(const std::string& technique, const char* phase) {
+void at(const std::string& technique, const char* phase) {
   if (!beat) return;
   std::strncpy(beat->technique, technique.c_str(), sizeof beat->technique - 1);
   std::strncpy(beat->phase, phase, sizeof beat->phase - 1);
-  ++beat->entered;
+}
+
+void enter() {
+  if (beat) ++beat->entered;
 }
 
 void leave() {
@@ -72,7 +75,7 @@ std::vector<Beat> read_all(const std::string& dir) {
     std::ifstream f(e.path(), std::ios::binary);
     Beat b{};
     if (f.read(reinterpret_cast<char*>(&b), sizeof b)) {
-      b.technique[sizeof b.technique - 1] = b.phase[sizeof b.phase - 1] = b.mpi[sizeof b.mpi - 1] = 0;
+      b.technique[sizeof b.technique - 1] = b.phase[sizeof b.phase - 1] = 0;
       out.push_back(b);
     }
   }
@@ -87,15 +90,19 @@ std::string diagnose(const std::string& dir, int nranks) {
   std::string culprit, waiting, outside, silent;
   std::vector<bool> seen(nranks, false);
   auto add = [](std::string& list, const std::string& item) { list += (list.empty() ? "" : "; ") + item; };
+  auto add_rank = [](std::string& list, int r) { list += (list.empty() ? "" : ",") + std::to_string(r); };
   for (auto& b : beats) {
     if (b.rank >= 0 && b.rank < nranks) seen[b.rank] = true;
     const std::string where = std::string(b.technique) + " " + b.phase + " (call " + std::to_string(b.entered) + ")";
-    if (b.entered <= b.left) add(outside, std::to_string(b.rank));
-    else if (b.mpi[0]) add(waiting, "rank " + std::to_string(b.rank) + " waiting in " + b.mpi + " inside " + where);
+    if (b.entered <= b.left) add_rank(outside, b.rank);
+    else if (b.mpi_call > 0)
+      add(waiting, "rank " + std::to_string(b.rank) + " waiting in " +
+                       (b.mpi_call <= static_cast<int>(mpi_call_names().size()) ? mpi_call_names()[b.mpi_call - 1] : "MPI") +
+                       " inside " + where);
     else add(culprit, "rank " + std::to_string(b.rank) + " inside " + where + ", not in MPI");
   }
   for (int r = 0; r < nranks; ++r)
-    if (!seen[r]) add(silent, std::to_string(r));
+    if (!seen[r]) add_rank(silent, r);
   std::string s = culprit.empty() ? (waiting.empty() ? "no rank was inside a technique call"
                                                      : "every rank inside the technique was waiting in MPI")
                                   : "culprit: " + culprit;

@@ -15,7 +15,7 @@ namespace sp::heartbeat {
 struct Beat {
   char technique[96];
   char phase[16];     // setup | run | check | teardown
-  char mpi[32];       // the blocking MPI call the rank is in ("" = none; see heartbeat_mpi.cpp)
+  int32_t mpi_call;   // the blocking MPI call the rank is in: 0 none, else 1 + index in mpi_call_names()
   uint64_t entered;   // technique calls entered
   uint64_t left;      // technique calls returned
   int32_t rank;
@@ -23,12 +23,19 @@ struct Beat {
 };
 
 void start();  // no-op unless SP_HEARTBEAT_DIR is set; idempotent
-void enter(const std::string& technique, const char* phase);
+// at() labels the calls that follow; enter()/leave() only count, so the
+// timed loop pays two increments per call and no string copies.
+void at(const std::string& technique, const char* phase);
+void enter();
 void leave();
+// Blocking MPI calls (heartbeat_mpi.cpp): one integer store each way.
+void mpi_enter(int call);  // 1 + index in mpi_call_names()
+void mpi_leave();
+const std::vector<std::string>& mpi_call_names();
 
-// RAII: enter on construction, leave on destruction (not reached if the call hangs or dies).
+// RAII: label and enter on construction, leave on destruction (not reached if the call hangs or dies).
 struct Call {
-  Call(const std::string& technique, const char* phase) { enter(technique, phase); }
+  Call(const std::string& technique, const char* phase) { at(technique, phase), enter(); }
   ~Call() { leave(); }
 };
 

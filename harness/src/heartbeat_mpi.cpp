@@ -9,14 +9,11 @@
 #ifdef SP_HAVE_MPI
 #include <mpi.h>
 
-namespace sp::heartbeat {
-void mpi_enter(const char* call);
-void mpi_leave();
-}  // namespace sp::heartbeat
-
 namespace {
+// Codes are 1 + the index in sp::heartbeat::mpi_call_names() below.
+enum Call { Barrier = 1, Bcast, Reduce, Allreduce, Allgather, Reduce_scatter_block, Alltoall, Send, Recv, Sendrecv, Wait, Waitall };
 struct InMpi {
-  explicit InMpi(const char* call) { sp::heartbeat::mpi_enter(call); }
+  explicit InMpi(Call call) { sp::heartbeat::mpi_enter(call); }
   ~InMpi() { sp::heartbeat::mpi_leave(); }
 };
 }  // namespace
@@ -24,52 +21,52 @@ struct InMpi {
 extern "C" {
 
 int MPI_Barrier(MPI_Comm c) {
-  InMpi w("MPI_Barrier");
+  InMpi w(Barrier);
   return PMPI_Barrier(c);
 }
 int MPI_Bcast(void* b, int n, MPI_Datatype t, int root, MPI_Comm c) {
-  InMpi w("MPI_Bcast");
+  InMpi w(Bcast);
   return PMPI_Bcast(b, n, t, root, c);
 }
 int MPI_Reduce(const void* s, void* r, int n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
-  InMpi w("MPI_Reduce");
+  InMpi w(Reduce);
   return PMPI_Reduce(s, r, n, t, op, root, c);
 }
 int MPI_Allreduce(const void* s, void* r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
-  InMpi w("MPI_Allreduce");
+  InMpi w(Allreduce);
   return PMPI_Allreduce(s, r, n, t, op, c);
 }
 int MPI_Allgather(const void* s, int sn, MPI_Datatype st, void* r, int rn, MPI_Datatype rt, MPI_Comm c) {
-  InMpi w("MPI_Allgather");
+  InMpi w(Allgather);
   return PMPI_Allgather(s, sn, st, r, rn, rt, c);
 }
 int MPI_Reduce_scatter_block(const void* s, void* r, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
-  InMpi w("MPI_Reduce_scatter_block");
+  InMpi w(Reduce_scatter_block);
   return PMPI_Reduce_scatter_block(s, r, n, t, op, c);
 }
 int MPI_Alltoall(const void* s, int sn, MPI_Datatype st, void* r, int rn, MPI_Datatype rt, MPI_Comm c) {
-  InMpi w("MPI_Alltoall");
+  InMpi w(Alltoall);
   return PMPI_Alltoall(s, sn, st, r, rn, rt, c);
 }
 int MPI_Send(const void* b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
-  InMpi w("MPI_Send");
+  InMpi w(Send);
   return PMPI_Send(b, n, t, dest, tag, c);
 }
 int MPI_Recv(void* b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Status* st) {
-  InMpi w("MPI_Recv");
+  InMpi w(Recv);
   return PMPI_Recv(b, n, t, src, tag, c, st);
 }
 int MPI_Sendrecv(const void* sb, int sn, MPI_Datatype st, int dest, int stag, void* rb, int rn, MPI_Datatype rt,
                  int src, int rtag, MPI_Comm c, MPI_Status* status) {
-  InMpi w("MPI_Sendrecv");
+  InMpi w(Sendrecv);
   return PMPI_Sendrecv(sb, sn, st, dest, stag, rb, rn, rt, src, rtag, c, status);
 }
 int MPI_Wait(MPI_Request* r, MPI_Status* st) {
-  InMpi w("MPI_Wait");
+  InMpi w(Wait);
   return PMPI_Wait(r, st);
 }
 int MPI_Waitall(int n, MPI_Request r[], MPI_Status st[]) {
-  InMpi w("MPI_Waitall");
+  InMpi w(Waitall);
   return PMPI_Waitall(n, r, st);
 }
 
@@ -79,4 +76,11 @@ int MPI_Waitall(int n, MPI_Request r[], MPI_Status st[]) {
 namespace sp::heartbeat {
 // Referenced from heartbeat.cpp so that the linker always keeps this object.
 void mpi_wrappers_linked() {}
+
+const std::vector<std::string>& mpi_call_names() {
+  static const std::vector<std::string> names = {"MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce",
+                                                 "MPI_Allgather", "MPI_Reduce_scatter_block", "MPI_Alltoall",
+                                                 "MPI_Send", "MPI_Recv", "MPI_Sendrecv", "MPI_Wait", "MPI_Waitall"};
+  return names;
+}
 }  // namespace sp::heartbeat

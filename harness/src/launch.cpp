@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -103,6 +104,16 @@ static bool job_variable(const std::string& name) {
   return false;
 }
 
+// The child runs in its own process group, so a Ctrl-C at the terminal
+// reaches only this process: pass it on to the whole launch, then die of it.
+static volatile sig_atomic_t g_child_group = 0;
+
+static void forward_and_die(int sig) {
+  if (g_child_group > 0) kill(-g_child_group, SIGKILL);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 LaunchResult run_with_watchdog(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
                                const std::string& log, double timeout_s) {
   using clock = std::chrono::steady_clock;
@@ -132,6 +143,8 @@ LaunchResult run_with_watchdog(const std::vector<std::string>& argv, const std::
   }
   setpgid(pid, pid);  // also here: no race with the child's own call
   close(fd);
+  g_child_group = pid;
+  auto old_int = signal(SIGINT, forward_and_die), old_term = signal(SIGTERM, forward_and_die);
 
   LaunchResult r;
   int status = 0;
@@ -151,11 +164,27 @@ LaunchResult run_with_watchdog(const std::vector<std::string>& argv, const std::
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   kill(-pid, SIGKILL);  // whatever the launcher left behind in its group
+  signal(SIGINT, old_int), signal(SIGTERM, old_term);
+  g_child_group = 0;
   r.seconds = elapsed();
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   if (r.timed_out) r.signal = 0;
   return r;
+}
+
+std::string last_line(const std::string& log, bool errors_only) {
+  std::ifstream f(log);
+  std::string last;
+  for (std::string line; std::getline(f, line);) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    std::string lower = line;
+    for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    bool says = false;
+    for (const char* w : {"error", "fail", "abort", "terminat"}) says = says || lower.find(w) != std::string::npos;
+    if (!errors_only || says) last = line;
+  }
+  return last;
 }
 
 std::string process_command_line() {

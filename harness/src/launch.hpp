@@ -38,6 +38,9 @@ struct LaunchResult {
 LaunchResult run_with_watchdog(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
                                const std::string& log, double timeout_s);
 
+// The last non-empty line of a log ("" if none); with errors_only, the last
+// one saying error, fail, abort or terminat(ed/ion), any case.
+std::string last_line(const std::string& log, bool errors_only = false);
 std::string self_exe();  // this executable, for child runs
 std::string process_command_line();  // this process's argv, joined with blanks (for manifests)
 

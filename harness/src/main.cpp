@@ -87,7 +87,7 @@ void print_skipped(const std::vector<std::string>& skipped, int nranks) {
 int cmd_list(const Options& o) {
   Filter f{o.families, o.techniques, {}, {}, {}};
   auto& reg = Registry::get();
-  const auto families = reg.families();
+  const auto families = reg.families();  // one vector: begin() and end() of two temporaries would not pair
   for (auto& fam : f.families)
     if (!std::count(families.begin(), families.end(), fam)) throw InputError("unknown family '" + fam + "'");
   for (auto& t : f.techniques)
@@ -174,7 +174,7 @@ int cmd_bench_or_run(const Options& o, bool full, const RunContext& rc) {
       if (!note.empty()) dir->write_text("plots.md", "_" + note + "_\n");
       for (auto& v : verdicts) rc_code |= (o.strict && v.status == "FAIL") ? 1 : 0;
     }
-    std::string report = render_report(dir->path(""));
+    std::string report = render_report(dir->path(""), fs::path(dir->final_path()).filename());
     dir->write_text("report.md", report);
     std::string final_path = dir->commit();
     if (full) {

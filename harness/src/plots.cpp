@@ -4,7 +4,6 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
 #include "launch.hpp"
 
@@ -21,12 +20,7 @@ std::string draw_plots(const std::string& script, const std::string& dir) {
   if (!fs::exists(path)) return "plots not drawn: " + path + " is missing";
   const std::string log = (fs::temp_directory_path() / ("sp-plot-" + std::to_string(getpid()) + ".log")).string();
   auto r = run_with_watchdog({python, path, dir}, {{"MPLBACKEND", "Agg"}}, log, 120);
-  std::string last;
-  {
-    std::ifstream f(log);
-    for (std::string line; std::getline(f, line);)
-      if (!line.empty()) last = line;
-  }
+  const std::string last = last_line(log);
   fs::remove(log);
   if (r.ok()) return "";
   return "plots not drawn: " + script + " " + r.describe() + (last.empty() ? "" : ": " + last);

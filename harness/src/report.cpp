@@ -91,10 +91,11 @@ std::string verdict_section(const std::vector<Verdict>& vs, const nlohmann::json
 
 }  // namespace
 
-std::string render_report(const std::string& dir) {
+std::string render_report(const std::string& dir, const std::string& title) {
   if (!fs::is_directory(dir)) throw InputError("no results folder at " + dir);
-  const fs::path d(dir);
-  std::string out = "# ScaleProof report: " + d.filename().string() + "\n\n";
+  const fs::path d = fs::path(dir).lexically_normal();
+  const std::string name = d.has_filename() ? d.filename().string() : d.parent_path().filename().string();
+  std::string out = "# ScaleProof report: " + (title.empty() ? name : title) + "\n\n";
   if (fs::exists(d / "manifest.json")) out += manifest_section(read_json((d / "manifest.json").string()));
   if (fs::exists(d / "check.json")) out += check_section(read_json((d / "check.json").string()));
   if (fs::exists(d / "bench.json")) out += bench_section(read_measurements(read_json((d / "bench.json").string())));

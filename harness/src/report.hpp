@@ -5,6 +5,8 @@
 
 namespace sp {
 
-std::string render_report(const std::string& results_dir);
+// `title` defaults to the folder name (pass the final name when rendering a
+// ResultsDir that is still in its temporary folder).
+std::string render_report(const std::string& results_dir, const std::string& title = "");
 
 }  // namespace sp

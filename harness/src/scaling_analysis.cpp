@@ -37,8 +37,10 @@ Verdict series_verdict(const std::string& tech, const std::string& variant, cons
                    : "superlinear: f > 1 means a negative serial time";
   } else if (dof == 0) {
     v.status = "INFO";
-    v.note = "exact fit (" + std::to_string(timed) + " timed points for " + std::to_string(timed - dof) +
-             " parameters): speedups not judged";
+    // Amdahl fits 2 parameters to all timed points; Gustafson 1 to those beyond the reference.
+    v.note = law == "Amdahl" ? "exact fit (" + std::to_string(timed) + " timed points for 2 parameters)"
+                             : "exact fit (" + std::to_string(timed - 1) + " timed point beyond the reference for 1 parameter)";
+    v.note += ": speedups not judged";
   } else {
     v.status = failed_points ? "FAIL" : "PASS";
     v.note = std::to_string(failed_points) + " of " + std::to_string(judged) + " judged speedups outside the band";
@@ -90,7 +92,7 @@ ScalingAnalysis analyse_sweep(const nlohmann::json& sweep) {
     int dof = 0;
     const int timed = am.points;
     if (strong) {
-      f = am.f;
+      f = am.ok ? am.f : NAN;
       dof = am.ok ? am.points - 2 : 0;
       fit["amdahl"] = {{"t_serial", am.t_serial}, {"t_parallel", am.t_parallel}, {"f", num(f)},
                        {"rms_rel_residual", am.rms_rel_residual}, {"points", am.points}, {"dof", dof}};
@@ -102,6 +104,14 @@ ScalingAnalysis analyse_sweep(const nlohmann::json& sweep) {
       dof = static_cast<int>(gn.size()) - 1;
       fit["gustafson"] = {{"f", num(f)}, {"points", gn.size() + 1}, {"dof", std::max(dof, 0)}};
       dof = std::max(dof, 0);
+    }
+
+    // The fitted law at every point (oversubscribed ones too, for comparison in the report).
+    for (auto& p : fit["points"]) {
+      const double n = p["n"].get<double>();
+      const double law_s = !std::isfinite(f) ? NAN : strong ? scaling::amdahl_speedup(f, n) : scaling::gustafson_speedup(f, n);
+      p["law_speedup"] = num(law_s);
+      p["ratio_to_law"] = p["speedup"].is_number() ? num(p["speedup"].get<double>() / law_s) : nullptr;
     }
 
     // Karp-Flatt trend over the timed points; a change smaller than what a

@@ -20,17 +20,22 @@ std::string g(const nlohmann::json& v, const char* f = "%.4g") {
 }
 
 std::string launches_table(const nlohmann::json& sweep) {
-  std::string s = "### Launches\n\n| # | ranks | threads | params | status | result | oversubscribed | results or diagnosis |\n|---|---|---|---|---|---|---|---|\n";
-  int i = 0;
+  std::string s = "### Launches\n\n| # | ranks | threads | params | status | result | oversubscribed | load (1 min) | results or diagnosis |\n|---|---|---|---|---|---|---|---|---|\n";
+  int i = 0, loaded = 0;
   for (auto& l : sweep["launches"]) {
     const bool ok = l.value("status", "") == "ok";
     s += "| " + std::to_string(i++) + " | " + std::to_string(l.value("ranks", 0)) + " | " +
          std::to_string(l.value("threads", 0)) + " | " + l.value("params", "") + " | " +
          (ok ? "ok" : "**" + l.value("status", "") + "**") + " | " + l.value("result", "") + " | " +
          (l.contains("oversubscribed") ? (l["oversubscribed"].get<bool>() ? "yes" : "no") : "-") + " | " +
+         g(l.value("load_1min", nlohmann::json()), "%.2f") + " | " +
          (ok ? "[" + l.value("results", "") + "](" + l.value("results", "") + "/bench.json)" : l.value("diagnosis", "")) +
          " |\n";
+    loaded += l.value("load_1min", 0.0) > sweep.value("cores", 0);
   }
+  if (loaded)
+    s += "\n**Loaded machine**: " + std::to_string(loaded) + " launch(es) started with a 1-minute load average above the " +
+         std::to_string(sweep.value("cores", 0)) + " cores: other work competed for the cores, and their timings are disturbed.\n";
   return s + "\n";
 }
 
@@ -41,9 +46,10 @@ std::string series_section(const nlohmann::json& fit, size_t index, const std::s
   const std::string png = "scaling-" + std::to_string(index) + ".png";
   if (fs::exists(fs::path(dir) / png)) s += "![speedup, efficiency and Karp-Flatt e(N)](" + png + ")\n\n";
   s += "| " + axis + " | time (s) | " + (strong ? "speedup" : "scaled speedup") +
-       " | efficiency | Karp-Flatt e(N) | timing |\n|---|---|---|---|---|---|\n";
+       " | fitted law | measured / law | efficiency | Karp-Flatt e(N) | timing |\n|---|---|---|---|---|---|---|---|\n";
   for (auto& p : fit["points"])
-    s += "| " + g(p["n"], "%g") + " | " + g(p["seconds"]) + " | " + g(p["speedup"]) + " | " + g(p["efficiency"]) +
+    s += "| " + g(p["n"], "%g") + " | " + g(p["seconds"]) + " | " + g(p["speedup"]) + " | " + g(p["law_speedup"]) +
+         " | " + g(p["ratio_to_law"]) + " | " + g(p["efficiency"]) +
          " | " + g(p["karp_flatt"]) + " | " + (p.value("timed", false) ? "timed" : "oversubscribed: not fitted") +
          " |\n";
   auto& ref = fit["reference"];
@@ -81,7 +87,8 @@ std::string render_scaling(const std::string& dir, const std::string& plot_note)
        " s per launch, " + std::to_string(sweep.value("cores", 0)) + " cores, declared band +/-" +
        g(sweep["band"], "%g") + " around the fitted law";
   if (sweep.value("mode", "") == "weak") s += ", problem grows as " + sweep.value("weak_scale_param", "") + " x N";
-  s += ". Formulas: ../shared/MODELS.md, \"Scaling laws\". Times are medians over repetitions, max over ranks, "
+  s += ". Formulas: ../shared/MODELS.md, \"Scaling laws\". Times are the " + sweep.value("statistic", "median") +
+       " over repetitions (each the mean over its iterations, max over ranks), "
        "from each launch's bench.json; points where ranks x threads exceed the cores are marked oversubscribed, "
        "shown hollow in the plots and left out of every fit and verdict.\n\n";
   if (!plot_note.empty()) s += "_" + plot_note + "_\n\n";

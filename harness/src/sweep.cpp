@@ -1,6 +1,7 @@
 #include "sweep.hpp"
 
 #include <cstdio>
+#include <fstream>
 #include <filesystem>
 #include <thread>
 
@@ -31,6 +32,15 @@ std::string weak_param_of(const Registered& r, const Params& p) {
 
 int cores() { return static_cast<int>(std::thread::hardware_concurrency()); }
 
+// 1-minute load average: other work on the node disturbs every timing, so
+// each launch records it and the report flags launches started above the cores.
+double load_1min() {
+  std::ifstream f("/proc/loadavg");
+  double l = -1;
+  f >> l;
+  return l;
+}
+
 }  // namespace
 
 Params SweepPlan::params_at(const Case& c, int n) const {
@@ -46,6 +56,8 @@ SweepPlan plan_sweep(const SweepOptions& opt) {
   if (opt.ranks.size() > 1 && opt.threads.size() > 1)
     throw InputError("sweep ranks or threads, not both (one of --ranks and --thread-counts must have one entry)");
   if (opt.timeout_s <= 0) throw InputError("--timeout must be > 0 seconds");
+  if (opt.statistic != "median" && opt.statistic != "min")
+    throw InputError("unknown statistic '" + opt.statistic + "' (median or min)");
   plan.axis = opt.threads.size() > 1 ? "threads" : "ranks";
   plan.launcher = Launcher::from(opt.launcher);
   plan.tech = Registry::get().find(opt.technique);
@@ -79,6 +91,7 @@ nlohmann::json run_sweep(const SweepPlan& plan, const std::string& dir) {
                           {"timeout_s", o.timeout_s},
                           {"min_time_s", o.min_time},
                           {"repetitions", o.repetitions},
+                          {"statistic", o.statistic},
                           {"band", o.band >= 0 ? o.band : plan.tech->info.tol.scaling_band},
                           {"cores", cores()},
                           {"weak_scale_param", plan.weak_param},
@@ -97,7 +110,7 @@ nlohmann::json run_sweep(const SweepPlan& plan, const std::string& dir) {
       const std::string name = "c" + std::to_string(ci) + "-r" + std::to_string(ranks) + "-t" + std::to_string(threads);
       const fs::path points = fs::path(dir) / "points";
       std::vector<std::string> argv = plan.launcher.argv(ranks);
-      for (const std::string a : {self, std::string("--threads"), std::to_string(threads), std::string("bench"),
+      for (const std::string& a : {self, std::string("--threads"), std::to_string(threads), std::string("bench"),
                                   std::string("--technique"), plan.tech->info.name, std::string("--size"), o.size,
                                   std::string("--set"), p.label(), std::string("--out"), points.string(),
                                   std::string("--name"), name, std::string("--min-time"), std::to_string(o.min_time),
@@ -105,9 +118,13 @@ nlohmann::json run_sweep(const SweepPlan& plan, const std::string& dir) {
         argv.push_back(a);
       for (auto& v : c.variants) argv.push_back("--variant"), argv.push_back(v);
       const bool predicted_over = plan.launcher.local() && cores() > 0 && ranks * threads > cores();
-      std::printf("[scale %zu/%zu] %s %s: %d rank(s) x %d thread(s)%s ...\n", ++done, total,
+      const double load = load_1min();
+      std::printf("[scale %zu/%zu] %s %s: %d rank(s) x %d thread(s)%s%s ...\n", ++done, total,
                   plan.tech->info.name.c_str(), p.label().c_str(), ranks, threads,
-                  predicted_over ? " (oversubscribed)" : "");
+                  predicted_over ? " (oversubscribed)" : "",
+                  load > cores() ? (" (machine load " + std::to_string(load).substr(0, 5) + " on " +
+                                    std::to_string(cores()) + " cores: timings disturbed)").c_str()
+                                 : "");
       std::fflush(stdout);
       const std::string hb = (points / (name + ".heartbeat")).string();
       auto res = run_with_watchdog(argv, {{"OMP_NUM_THREADS", std::to_string(threads)}, {"SP_HEARTBEAT_DIR", hb}},
@@ -120,12 +137,16 @@ nlohmann::json run_sweep(const SweepPlan& plan, const std::string& dir) {
                                {"command", plan.launcher.text() + " scaleproof bench ..."},
                                {"result", res.describe()},
                                {"wall_s", res.seconds},
+                               {"load_1min", load},
                                {"log", "points/" + name + ".log"}};
       const fs::path out = points / name;
       launch["status"] = res.timed_out ? "timed_out" : res.ok() && fs::exists(out / "bench.json") ? "ok" : "failed";
       if (launch["status"] != "ok") {
+        launch["oversubscribed"] = predicted_over;
+        // The heartbeat names the rank; the log's last error line, if any, often says why.
+        const std::string tail = last_line((points / (name + ".log")).string(), true);
         launch["diagnosis"] = plan.tech->info.name + " at " + std::to_string(ranks) + " rank(s): " + res.describe() +
-                              ": " + heartbeat::diagnose(hb, ranks);
+                              ": " + heartbeat::diagnose(hb, ranks) + (tail.empty() ? "" : "; log: " + tail);
         std::printf("    FAILED: %s (log %s)\n", launch["diagnosis"].get<std::string>().c_str(),
                     launch["log"].get<std::string>().c_str());
         sweep["launches"].push_back(launch);
@@ -143,14 +164,16 @@ nlohmann::json run_sweep(const SweepPlan& plan, const std::string& dir) {
           series_index[key] = sweep["series"].size();
           sweep["series"].push_back({{"variant", m.variant}, {"params", c.params.label()}, {"points", nlohmann::json::array()}});
         }
+        const double seconds = o.statistic == "min" && m.min_s > 0 ? m.min_s : m.m.seconds;
         sweep["series"][series_index[key]]["points"].push_back({{"n", n},
                                                                 {"params", m.params},
-                                                                {"seconds", m.m.seconds},
+                                                                {"seconds", seconds},
+                                                                {"median_s", m.m.seconds},
                                                                 {"min_s", m.min_s},
                                                                 {"max_s", m.max_s},
                                                                 {"oversubscribed", over},
                                                                 {"launch", sweep["launches"].size()}});
-        std::printf("    %-8s %.4g ms%s\n", m.variant.c_str(), 1e3 * m.m.seconds,
+        std::printf("    %-8s %.4g ms (%s)%s\n", m.variant.c_str(), 1e3 * seconds, o.statistic.c_str(),
                     over ? "  [oversubscribed: not meaningful for timing, left out of fits]" : "");
       }
       sweep["launches"].push_back(launch);

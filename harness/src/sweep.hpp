@@ -26,6 +26,9 @@ struct SweepOptions {
   double min_time = 0.2;
   int repetitions = 3;
   double band = -1;                  // < 0: the technique's Tolerance::scaling_band
+  // The time of a point: "median" over repetitions (default) or "min", the
+  // best repetition (STREAM's choice), more robust on a shared, loaded machine.
+  std::string statistic = "median";
 };
 
 // Everything validated before anything is written or launched.

@@ -26,16 +26,23 @@ ranks)  # the launcher at 1 to 4 ranks; points beyond the cores marked oversubsc
         "[l['ranks'] for l in s['launches']] == [1, 2, 3, 4]" \
         "[l['oversubscribed'] for l in s['launches']] == [r > $cores for r in (1, 2, 3, 4)]" \
         "[p['timed'] for p in f[0]['points']] == [r <= $cores for r in (1, 2, 3, 4)]" \
-        "f[0]['amdahl']['points'] == min(4, $cores)" \
+        "f[0]['amdahl']['points'] == min(4, $cores)" "all(l['load_1min'] >= 0 for l in s['launches'])" \
         "all(json.load(open('results/t/' + l['results'] + '/manifest.json'))['ranks'] == l['ranks'] for l in s['launches'])"
   grep -q "results:" "$work/out" || fail "no results line"
   [[ -f results/t/report.md ]] && grep -q "Amdahl fit" results/t/report.md || fail "report without the fit"
   if $py -c 'import matplotlib' 2>/dev/null; then [[ -s results/t/scaling-0.png ]] || fail "no plot"; fi ;;
 weak)  # the weak-scaling parameter grows with N; Gustafson is fitted
-  rc=$(run scale -t split_work --mode weak --ranks 1,2 --set work=400,serial=40 --name t --timeout 60 "${fast[@]}")
+  rc=$(run scale -t split_work --mode weak --ranks 1,2 --set work=400,serial=40 --name t --timeout 60 --statistic min \
+       --min-time 0.01 -r 3 --out "$work/results")
   [[ $rc -eq 0 ]] || fail "exit $rc"
   check "s['weak_scale_param'] == 'work'" "[l['params'] for l in s['launches']] == ['work=400,serial=40,steps=1000', 'work=800,serial=40,steps=1000']" \
-        "'gustafson' in f[0]" "f[0]['params'] == 'work=400,serial=40,steps=1000'" ;;
+        "'gustafson' in f[0]" "f[0]['params'] == 'work=400,serial=40,steps=1000'" \
+        "s['statistic'] == 'min'" "all(p['seconds'] == p['min_s'] <= p['median_s'] for p in s['series'][0]['points'])"
+  # Without Python/matplotlib the sweep still completes and the report says why there is no plot.
+  rc=$(SP_PYTHON=/nonexistent/python3 run scale -t split_work --mode weak --ranks 1,2 --set work=400,serial=40 --name np --timeout 60 "${fast[@]}")
+  [[ $rc -eq 0 ]] || fail "without python: exit $rc"
+  grep -q "plots not drawn: no Python interpreter at /nonexistent/python3" results/np/report.md || fail "report silent on the missing plots"
+  ! ls results/np/*.png 2>/dev/null || fail "a plot without python?" ;;
 threads)  # a single-rank kernel at 1 and 2 OpenMP threads
   rc=$(run scale -t stream_triad --thread-counts 1,2 --set N=65536 --name t --timeout 60 "${fast[@]}")
   [[ $rc -eq 0 ]] || fail "exit $rc"
@@ -43,7 +50,7 @@ threads)  # a single-rank kernel at 1 and 2 OpenMP threads
         "[l['oversubscribed'] for l in s['launches']] == [t > $cores for t in (1, 2)]" \
         "[json.load(open('results/t/' + l['results'] + '/manifest.json'))['threads_per_rank'] for l in s['launches']] == [1, 2]" ;;
 hang)  # rank 1 never returns: the watchdog ends the launch, names the rank, keeps the 1-rank result
-  rc=$(run scale -t hang --ranks 1,2 --set on_rank=1 --name t --timeout 4 "${fast[@]}")
+  rc=$(run scale -t hang --ranks 1,2 --set on_rank=1 --name t --timeout 8 "${fast[@]}")
   [[ $rc -eq 1 ]] || fail "exit $rc, expected 1"
   grep -q "timed out after .*culprit: rank 1 inside hang run" "$work/out" || fail "the hang was not attributed to rank 1"
   check "[l['status'] for l in s['launches']] == ['ok', 'timed_out']" "'rank 0 waiting in MPI' in s['launches'][1]['diagnosis']" \
@@ -81,6 +88,18 @@ for name, s in status.items():
     assert name.endswith(s + ")") or (name == "conformance" and s == "PASS"), (name, s)
 PY
   ;;
+qualify_run)  # qualify runs the suite itself (a child `run` under the watchdog)
+  rc=$(run qualify --profile "$data/profiles/stream.json" --technique stream_triad --size small --set N=4096 \
+       --min-time 0.01 -r 1 --out "$work/results" --name q)
+  [[ $rc -eq 0 ]] || fail "exit $rc"
+  grep -q "PASS triad conformance" "$work/out" || fail "criterion not passed"
+  [[ -f results/q/run/check.json && -f results/q/junit.xml && ! -e results/q/latest ]] || fail "folder incomplete"
+  # A suite run that hangs (rank 0 never returns from the benchmarked run()): the watchdog ends it, names it.
+  rc=$(run qualify --profile "$data/profiles/stream.json" --technique hang --set on_rank=0 --timeout 8 \
+       --min-time 0.01 -r 1 --out "$work/results" --name h)
+  [[ $rc -eq 1 ]] || fail "hang: exit $rc, expected 1"
+  grep -q "the suite run failed: timed out after .*culprit: rank 0 inside hang run" "$work/out" || fail "hang not named"
+  grep -q "<failure" results/h/junit.xml || fail "no JUnit failure for the hang" ;;
 *) echo "unknown case $case_"; exit 2 ;;
 esac
 echo "ok: $case_"

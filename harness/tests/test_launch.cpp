@@ -100,6 +100,14 @@ TEST(Launch, WatchdogKillsTheWholeGroupOnTimeout) {
   EXPECT_TRUE(process_gone(grandchild)) << "the launch's own child survived the watchdog";
 }
 
+TEST(Launch, LastLineOfALog) {
+  TempDir d;
+  std::ofstream(d.p / "log") << "start\nscaleproof: error: bad thing\nmore output\n\n";
+  EXPECT_EQ(sp::last_line((d.p / "log").string()), "more output");
+  EXPECT_EQ(sp::last_line((d.p / "log").string(), true), "scaleproof: error: bad thing");
+  EXPECT_EQ(sp::last_line((d.p / "none").string()), "");
+}
+
 TEST(Launch, ChildEnvironment) {
   TempDir d;
   setenv("PMI_RANK", "5", 1);  // a launcher variable of this process must not leak into a new job
@@ -114,7 +122,9 @@ TEST(Heartbeat, NamesTheRankInsideACall) {
   auto write = [&](int rank, const char* tech, const char* phase, uint64_t entered, uint64_t left,
                    const char* mpi = "") {
     sp::heartbeat::Beat b{};
-    std::strncpy(b.mpi, mpi, sizeof b.mpi - 1);
+    const auto& names = sp::heartbeat::mpi_call_names();
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i] == mpi) b.mpi_call = static_cast<int32_t>(i + 1);
     std::strncpy(b.technique, tech, sizeof b.technique - 1);
     std::strncpy(b.phase, phase, sizeof b.phase - 1);
     b.entered = entered, b.left = left, b.rank = rank;
@@ -124,10 +134,10 @@ TEST(Heartbeat, NamesTheRankInsideACall) {
   write(0, "hang", "run", 4, 3, "MPI_Allreduce");
   write(1, "hang", "run", 4, 3);
   write(2, "hang", "setup", 1, 1);
-  const std::string s = sp::heartbeat::diagnose(d.p.string(), 4);
+  const std::string s = sp::heartbeat::diagnose(d.p.string(), 5);
   EXPECT_NE(s.find("culprit: rank 1 inside hang run (call 4), not in MPI"), std::string::npos) << s;
   EXPECT_NE(s.find("rank 0 waiting in MPI_Allreduce inside hang run"), std::string::npos) << s;
   EXPECT_NE(s.find("rank(s) 2 outside"), std::string::npos) << s;
-  EXPECT_NE(s.find("rank(s) 3 never started"), std::string::npos) << s;
+  EXPECT_NE(s.find("rank(s) 3,4 never started"), std::string::npos) << s;
   EXPECT_EQ(s.find("culprit: rank 0"), std::string::npos) << s;
 }

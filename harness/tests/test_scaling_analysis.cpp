@@ -30,6 +30,9 @@ TEST(ScalingAnalysis, StrongFitIgnoresOversubscribedPoints) {
   EXPECT_EQ(a.fits[0]["amdahl"]["dof"].get<int>(), 1);
   EXPECT_NEAR(a.fits[0]["points"][1]["karp_flatt"].get<double>(), 0.1, 1e-12);
   EXPECT_FALSE(a.fits[0]["points"][3]["timed"].get<bool>());
+  EXPECT_NEAR(a.fits[0]["points"][2]["law_speedup"].get<double>(), 1 / (0.1 + 0.9 / 4), 1e-12);
+  EXPECT_NEAR(a.fits[0]["points"][2]["ratio_to_law"].get<double>(), 1, 1e-12);
+  EXPECT_NEAR(a.fits[0]["points"][3]["ratio_to_law"].get<double>(), (1 / 5.0) / (1 / (0.1 + 0.9 / 8)), 1e-12);
   EXPECT_EQ(a.fits[0]["karp_flatt_trend"]["trend"], "constant");
   EXPECT_EQ(series_verdict(a)->status, "PASS") << series_verdict(a)->note;
   for (auto& v : a.verdicts) EXPECT_NE(v.quantity, "speedup at 8 ranks");
