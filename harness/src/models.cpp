@@ -15,8 +15,12 @@ double to_seconds(double t, const std::string& unit) {
   return t;
 }
 
-// "family/technique/variant/params" (params may be empty).
-bool split_name(const std::string& name, MeasuredCase& c) {
+// "family/technique/variant/params" (params may be empty); Google Benchmark
+// appends "/manual_time" to benchmarks timed manually.
+bool split_name(std::string name, MeasuredCase& c) {
+  const std::string suffix = "/manual_time";
+  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+    name.resize(name.size() - suffix.size());
   std::vector<std::string> parts;
   size_t pos = 0;
   for (int i = 0; i < 3; ++i) {
@@ -40,9 +44,9 @@ std::vector<MeasuredCase> read_measurements(const nlohmann::json& bench) {
   std::map<std::string, std::vector<double>> times;
   for (auto& b : bench.at("benchmarks")) {
     if (b.contains("error_occurred") && b["error_occurred"].get<bool>()) continue;
-    const std::string run_name = b.value("run_name", b.value("name", ""));
     MeasuredCase c;
-    if (!split_name(run_name, c)) continue;
+    if (!split_name(b.value("run_name", b.value("name", "")), c)) continue;
+    const std::string run_name = c.family + "/" + c.technique + "/" + c.variant + "/" + c.params;
     const double t = to_seconds(b.at("real_time").get<double>(), b.value("time_unit", "ns"));
     const std::string type = b.value("run_type", "iteration");
     const std::string agg = b.value("aggregate_name", "");

@@ -5,6 +5,8 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <regex>
 #include <stdexcept>
 
 #include "scaleproof/params.hpp"
@@ -75,8 +77,13 @@ void write_file_atomic(const std::string& path, const std::string& content) {
 nlohmann::json read_json(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw InputError("cannot read " + path);
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  // Google Benchmark writes bare NaN/Infinity (e.g. the coefficient of
+  // variation of a counter that is zero), which JSON does not allow.
+  static const std::regex non_finite(R"((:\s*)-?(NaN|Infinity)\b)");
+  text = std::regex_replace(text, non_finite, "$1null");
   try {
-    return nlohmann::json::parse(f);
+    return nlohmann::json::parse(text);
   } catch (const std::exception& e) {
     throw InputError(path + " is not valid JSON");
   }

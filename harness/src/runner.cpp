@@ -71,7 +71,7 @@ void body(benchmark::State& state, const Case* c, std::string variant) {
   }
   const Counts k = t->counts(c->params, nranks);
   using C = benchmark::Counter;
-  state.counters["FLOPS"] = C(k.flops, C::kIsIterationInvariantRate);
+  state.counters["FLOPS"] = C(k.flops, C::kIsIterationInvariantRate);  // 0 for pure data movement
   state.counters["flop"] = k.flops;
   state.counters["bytes"] = k.bytes();
   state.counters["AI"] = k.intensity();
