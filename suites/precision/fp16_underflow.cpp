@@ -65,7 +65,10 @@ class Fp16Underflow : public sp::Technique {
                     {sp::Size::medium, set(1024, 1024, 100)},
                     {sp::Size::large, set(2048, 4096, 100)}};
     i.variants = {"master", "pure_fp16"};
-    i.tol.roof_min = 0.0;  // a streaming update: reported on the roofline, not judged
+    // A streaming update whose ~1 MB working set stays in cache at the small
+    // size: it can run above the DRAM roof. Reported, not judged.
+    i.tol.roof_min = 0.0;
+    i.tol.roof_max = INFINITY;
     i.source = "MODELS.md Mixed precision (Micikevicius et al. 2018)";
     return i;
   }
