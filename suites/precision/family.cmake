@@ -9,6 +9,7 @@ add_executable(sp_precision_tests
   ${CMAKE_CURRENT_LIST_DIR}/tests/test_loss_scaler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tests/test_quantize.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tests/test_checkpoint_prune.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tests/test_matmul_strided.cpp
   ${PROJECT_SOURCE_DIR}/harness/tests/test_main.cpp)
 target_link_libraries(sp_precision_tests PRIVATE sp_harness GTest::gtest ${SP_FAMILY_TARGET})
 include(GoogleTest)
