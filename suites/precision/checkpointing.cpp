@@ -58,7 +58,7 @@ class Checkpointing : public sp::Technique {
       i.param_sets.push_back({sp::Size::conformance, set(n, s, k, 4, 8)});
     // Seed 003's 24 layers x 5 linear inputs, and s = 1 stacks around k = sqrt(n).
     for (int k : {1, 2, 3, 4, 6, 12, 24}) i.param_sets.push_back({sp::Size::small, set(24, 5, k, 32, 64)});
-    for (int k : {1, 2, 4, 8, 16}) i.param_sets.push_back({sp::Size::small, set(16, 1, k, 32, 64)});
+    for (int k : {1, 2, 4, 8, 16}) i.param_sets.push_back({sp::Size::small, set(16, 1, k, 64, 128)});
     for (int k : {1, 2, 3, 6}) i.param_sets.push_back({sp::Size::medium, set(24, 5, k, 128, 256)});
     for (int k : {1, 3}) i.param_sets.push_back({sp::Size::large, set(24, 5, k, 512, 512)});
     i.variants = {"checkpoint", "keep_all"};
@@ -136,9 +136,9 @@ class Checkpointing : public sp::Technique {
     out["peak_activation_bytes"] = double(stack_->peak_buffers()) * stack_->bytes_per_buffer();
     // Times for the recomputation model, interleaved (keep-all, this
     // schedule, forward-only) so that load drifting on a shared machine hits
-    // all three alike; medians of 5.
+    // all three alike; medians of 7.
     std::vector<double> tk, tc, tf;
-    for (int r = 0; r < 5; ++r) {
+    for (int r = 0; r < 7; ++r) {
       tk.push_back(median_seconds([&] { stack_->train_step(0); }, 1));
       tc.push_back(median_seconds([&] { stack_->train_step(keep ? 0 : k_); }, 1));
       tf.push_back(median_seconds([&] { stack_->forward_only(); }, 1));
