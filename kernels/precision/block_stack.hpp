@@ -61,10 +61,12 @@ class BlockStack {
   long long stored_after_forward() const { return stored_; }  // excluding the output
   double bytes_per_buffer() const { return double(sh_.batch) * sh_.width * sizeof(float); }
 
- private:
+  // Public: nvcc refuses device lambdas in private member functions.
   void layer_forward(int l, const Kokkos::View<float*>& in, const Kokkos::View<float*>& out);
   // dx_in <- gradient w.r.t. layer l's input; dW_[l] <- weight gradient.
   void layer_backward(int l, const Kokkos::View<float*>& in, const Kokkos::View<float*>& out);
+
+ private:
 
   StackShape sh_;
   std::vector<Kokkos::View<float*>> W_, dW_;

@@ -54,15 +54,18 @@ struct fp16_t {
     return {static_cast<uint16_t>(sign | q)};
   }
 
+  // Branch-free (selects only) so that loops converting fp16 operands
+  // vectorise: rebias the exponent; inf/NaN get the fp32 all-ones exponent;
+  // zero and subnormals are m * 2^-24, computed exactly as
+  // 2^-14 (1 + m/1024) - 2^-14.
   KOKKOS_INLINE_FUNCTION float to_float() const {
-    const uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
-    const uint32_t e = (bits >> 10) & 0x1fu, m = bits & 0x3ffu;
-    if (e == 0) {  // zero or subnormal: m * 2^-24, exact in fp32
-      const float v = static_cast<float>(m) * 5.9604644775390625e-8f;
-      return sign ? -v : v;
-    }
-    if (e == 31) return bits_float(sign | 0x7f800000u | (m << 13));
-    return bits_float(sign | ((e + 112u) << 23) | (m << 13));
+    const uint32_t o = static_cast<uint32_t>(bits & 0x7fffu) << 13;
+    const uint32_t e = o & 0x0f800000u;
+    uint32_t r = o + (112u << 23);
+    r = e == 0x0f800000u ? r + (112u << 23) : r;
+    const float sub = bits_float(o + (113u << 23)) - bits_float(113u << 23);
+    const float mag = e == 0 ? sub : bits_float(r);
+    return bits_float(float_bits(mag) | (static_cast<uint32_t>(bits & 0x8000u) << 16));
   }
 };
 

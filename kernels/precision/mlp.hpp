@@ -109,7 +109,7 @@ class Mlp {
   const F& master(int l) const { return master_[l]; }
   const V& grad(int l) const { return G_[l]; }
 
- private:
+  // Public: nvcc refuses device lambdas in private member functions.
   void cast_weights() {
     for (int l = 0; l < 2; ++l) {
       auto m = master_[l];
@@ -118,6 +118,8 @@ class Mlp {
           "cast_weights", m.extent(0), KOKKOS_LAMBDA(const int64_t i) { w(i) = from_f32<S>(m(i)); });
     }
   }
+
+ private:
   static void copy_in(V& dst, const std::vector<float>& src) {
     auto h = Kokkos::create_mirror_view(dst);
     for (size_t i = 0; i < src.size(); ++i) h(i) = from_f32<S>(src[i]);

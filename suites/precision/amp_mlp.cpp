@@ -41,10 +41,13 @@ class AmpMlp : public sp::Technique {
                         {"steps", std::to_string(steps)}, {"lr", "0.05"},
                         {"interval", std::to_string(interval)}};
     };
-    // Conformance: a growth interval of 3 so growth and backoff both happen in 12 steps.
+    // Conformance: growth interval 1, so the scale doubles every clean step and
+    // overflows in fp16 within 12 steps: growth, backoff and skipped steps are all checked.
     for (auto [t, sc] : {std::pair{"fp32", "none"}, {"fp16", "dynamic"}, {"fp16", "static"}, {"bf16", "none"}}) {
-      i.param_sets.push_back({sp::Size::conformance, set(t, sc, 16, 12, 24, 12, 3)});
-      i.param_sets.push_back({sp::Size::small, set(t, sc, 64, 64, 128, 50, 2000)});
+      i.param_sets.push_back({sp::Size::conformance, set(t, sc, 16, 12, 24, 12, 1)});
+      i.param_sets.push_back({sp::Size::small, set(t, sc, 64, 64, 64, 30, 2000)});
+      // A shortened growth interval (10) so that growth, overflow and backoff all show in 100 steps.
+      if (std::string(sc) == "dynamic") i.param_sets.push_back({sp::Size::small, set(t, sc, 64, 64, 64, 100, 10)});
       i.param_sets.push_back({sp::Size::medium, set(t, sc, 256, 256, 512, 100, 2000)});
       i.param_sets.push_back({sp::Size::large, set(t, sc, 1024, 512, 2048, 100, 2000)});
     }

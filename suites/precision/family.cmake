@@ -1,3 +1,10 @@
+# cuBLAS (cublasGemmEx, 16-bit inputs, fp32 compute) is mp_gemm's vendor
+# variant when the Kokkos back end is CUDA.
+if(SP_ENABLE_CUDA)
+  target_link_libraries(${SP_FAMILY_TARGET} PUBLIC CUDA::cublas)
+  target_compile_definitions(${SP_FAMILY_TARGET} PUBLIC SP_HAVE_CUBLAS)
+endif()
+
 # Unit tests of the precision family's building blocks (16-bit conversions,
 # loss scaler, quantization edge cases, checkpoint memory, bad parameters),
 # and command-line tests of its bad-input contract (one line, exit 2).
@@ -9,6 +16,7 @@ add_executable(sp_precision_tests
   ${CMAKE_CURRENT_LIST_DIR}/tests/test_loss_scaler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tests/test_quantize.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tests/test_checkpoint_prune.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tests/test_matmul_strided.cpp
   ${PROJECT_SOURCE_DIR}/harness/tests/test_main.cpp)
 target_link_libraries(sp_precision_tests PRIVATE sp_harness GTest::gtest ${SP_FAMILY_TARGET})
 include(GoogleTest)

@@ -9,6 +9,7 @@
 
 #include "kernels/precision/float16.hpp"
 #include "kernels/precision/mlp.hpp"
+#include "kernels/precision/sgd_fp16.hpp"
 #include "reference/precision/float16_ref.hpp"
 #include "scaleproof/compare.hpp"
 #include "scaleproof/registry.hpp"
@@ -22,11 +23,28 @@ using sp::reference::kBinary16;
 // Half the fp16 spacing on the side of w that an update of sign `down` moves to.
 double half_spacing16(double w, bool toward_zero) {
   const double a = std::fabs(w);
+  if (a == 0) return 0x1p-25;  // zero sits among the subnormals
   int e2;
   std::frexp(a, &e2);
   int e = std::max(e2 - 1, -14);
   if (toward_zero && a == std::ldexp(1.0, e) && e > -14) --e;  // below a power of two the grid is finer
   return std::ldexp(1.0, e - 10) / 2;
+}
+
+// Rule for "the fp16 weight moves", from the fp16 grid alone:
+// pure fp16 starts on the grid at w16 and applies one rounded update upd at a
+// time: it moves iff |upd| exceeds half the spacing on that side, or equals
+// it and w16 is odd (a tie rounds to even); if the first update does not
+// move it, none does. With fp32 master weights the fp32 value w (not on the
+// grid) accumulates steps * lr*g; its fp16 image moves iff the total passes
+// the rounding boundary of fp16(w) on that side (distance |w - boundary|).
+bool predicted_change(double w, fp16_t w16, double upd, bool pure) {
+  const double g = w16.to_float();
+  const bool toward_zero = (g > 0) == (upd > 0);
+  const double h = half_spacing16(g, toward_zero);
+  if (pure) return std::fabs(upd) > h || (std::fabs(upd) == h && (w16.bits & 1));
+  const double boundary = upd > 0 ? g - h : g + h;  // w - upd crosses it going down (upd > 0) or up
+  return std::fabs(upd) > std::fabs(w - boundary);
 }
 
 class Fp16Underflow : public sp::Technique {
@@ -47,7 +65,10 @@ class Fp16Underflow : public sp::Technique {
                     {sp::Size::medium, set(1024, 1024, 100)},
                     {sp::Size::large, set(2048, 4096, 100)}};
     i.variants = {"master", "pure_fp16"};
-    i.tol.roof_min = 0.0;  // a streaming update: reported on the roofline, not judged
+    // A streaming update whose ~1 MB working set stays in cache at the small
+    // size: it can run above the DRAM roof. Reported, not judged.
+    i.tol.roof_min = 0.0;
+    i.tol.roof_max = INFINITY;
     i.source = "MODELS.md Mixed precision (Micikevicius et al. 2018)";
     return i;
   }
@@ -90,27 +111,21 @@ class Fp16Underflow : public sp::Technique {
     auto hu = Kokkos::create_mirror_view(upd16_);
     for (size_t i = 0; i < n; ++i) hu(i) = fp16_t::from_float(u_[i]);  // pure fp16 holds lr*g in fp16
     Kokkos::deep_copy(upd16_, hu);
+    w16_init_ = Kokkos::View<fp16_t*>("w16_init", n);
+    auto hw = Kokkos::create_mirror_view(w16_init_);
+    for (size_t i = 0; i < n; ++i) hw(i) = fp16_t::from_float(w_[i]);
+    Kokkos::deep_copy(w16_init_, hw);
   }
 
   void run(const std::string& variant) override {
     const size_t n = w_.size();
     Kokkos::deep_copy(master_, Kokkos::View<const float*, Kokkos::HostSpace>(w_.data(), n));
-    auto m = master_;
-    auto w16 = w16_;
-    auto u = upd_;
-    auto u16 = upd16_;
-    Kokkos::parallel_for("cast", n, KOKKOS_LAMBDA(const int64_t i) { w16(i) = fp16_t::from_float(m(i)); });
-    for (int64_t s = 0; s < steps_; ++s) {
-      if (variant == "pure_fp16")  // each fp16 operation computed in fp32 and rounded to fp16
-        Kokkos::parallel_for(
-            "sgd_fp16", n, KOKKOS_LAMBDA(const int64_t i) {
-              w16(i) = fp16_t::from_float(w16(i).to_float() - u16(i).to_float());
-            });
-      else
-        Kokkos::parallel_for("sgd_master", n, KOKKOS_LAMBDA(const int64_t i) { m(i) -= u(i); });
+    if (variant == "pure_fp16") {
+      Kokkos::deep_copy(w16_, w16_init_);
+      sgd_pure_fp16(w16_, upd16_, steps_);
+    } else {
+      sgd_master_fp32(master_, upd_, w16_, steps_);
     }
-    if (variant != "pure_fp16")  // the fp16 copy the next forward pass would use
-      Kokkos::parallel_for("cast", n, KOKKOS_LAMBDA(const int64_t i) { w16(i) = fp16_t::from_float(m(i)); });
   }
 
   sp::CheckResult check(const std::string& variant) override {
@@ -139,15 +154,16 @@ class Fp16Underflow : public sp::Technique {
     double changed = 0, predicted = 0;
     const bool pure = variant == "pure_fp16";
     for (size_t i = 0; i < w_.size(); ++i) {
-      const uint16_t w0 = fp16_t::from_float(w_[i]).bits;
-      changed += h16(i).bits != w0;
-      // Rule: the fp16 weight moves iff the total update reaching it exceeds half the
-      // spacing there; pure fp16 applies one rounded update at a time (each must
-      // exceed it), the master accumulates steps * lr*g before rounding once.
-      const double w = fp16_t::from_float(w_[i]).to_float();
-      const double upd = pure ? fp16_t::from_float(u_[i]).to_float() : double(steps_) * u_[i];
-      const bool toward_zero = (w > 0) == (upd > 0);
-      predicted += std::fabs(upd) > half_spacing16(w, toward_zero);
+      const fp16_t w0 = fp16_t::from_float(w_[i]);
+      changed += h16(i).bits != w0.bits;
+      predicted += predicted_change(w_[i], w0, pure ? fp16_t::from_float(u_[i]).to_float() : double(steps_) * u_[i],
+                                    pure);
+    }
+    if (!pure) {  // the fp32 masters themselves: every update that is not below fp32's resolution lands
+      auto hm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), master_);
+      double moved = 0;
+      for (size_t i = 0; i < w_.size(); ++i) moved += hm(i) != w_[i];
+      out["changed_fp32_master"] = moved;
     }
     out["params"] = double(w_.size());
     out["changed_fp16"] = changed;
@@ -168,13 +184,17 @@ class Fp16Underflow : public sp::Technique {
     v.predicted = m.counters.at("predicted_changed");
     v.measured = m.counters.at("changed_fp16");
     v.ratio = v.predicted == 0 ? (v.measured == 0 ? 1 : INFINITY) : v.measured / v.predicted;
-    // The rule is exact except for updates landing exactly on a rounding tie.
+    // The rule is exact for pure fp16; for masters the fp32 accumulation of the
+    // updates can move a value across a boundary the rule puts it just short of.
     v.band_lo = 0.99, v.band_hi = 1.01;
     v.status = v.ratio >= v.band_lo && v.ratio <= v.band_hi ? "PASS" : "FAIL";
     char buf[200];
-    std::snprintf(buf, sizeof buf, "%.0f of %.0f parameters changed (%.0f updates below half an fp16 ulp)",
+    std::snprintf(buf, sizeof buf, "%.0f of %.0f fp16 weights changed (%.0f updates below half an fp16 ulp)",
                   v.measured, m.counters.at("params"), m.counters.at("updates_below_half_ulp"));
-    v.note = buf;
+    std::string note = buf;
+    const auto fp32 = m.counters.find("changed_fp32_master");
+    if (fp32 != m.counters.end()) note += "; fp32 masters changed: " + std::to_string(int64_t(fp32->second));
+    v.note = note;
     out.push_back(v);
   }
 
@@ -183,7 +203,7 @@ class Fp16Underflow : public sp::Technique {
   int64_t steps_ = 0;
   std::vector<float> w_, u_;
   Kokkos::View<float*> master_, upd_;
-  Kokkos::View<fp16_t*> w16_, upd16_;
+  Kokkos::View<fp16_t*> w16_, upd16_, w16_init_;
 };
 
 SP_REGISTER_TECHNIQUE(Fp16Underflow);

@@ -10,6 +10,10 @@
 #include "scaleproof/compare.hpp"
 #include "scaleproof/registry.hpp"
 
+#ifdef SP_HAVE_CUBLAS
+#include <cublas_v2.h>
+#endif
+
 namespace {
 
 using sp::precision::bf16_t;
@@ -48,12 +52,27 @@ class MixedGemm : public sp::Technique {
       i.param_sets.push_back({sp::Size::large, mnk(t, 2048, 2048, 2048)});
     }
     i.variants = {"kokkos"};
+#ifdef SP_HAVE_CUBLAS
+    // cublasGemmEx with 16-bit inputs and CUBLAS_COMPUTE_32F: the vendor
+    // form of the same computation (tensor cores on a GPU). Reported next to
+    // the Kokkos kernel, not judged against it.
+    i.variants.push_back("cublas");
+#endif
     // A plain row-streaming kernel (no register tiling): declared to reach at
     // least 2% of the fp32 FMA roof; the point here is the relative position
     // of the dtypes, the tuned fp32 kernel is the gemm family's.
     i.tol.roof_min = 0.02;
     i.source = "MODELS.md Mixed precision, Roofline; FLOPs 2MNK, bytes (MK+KN)*elt + MN*4";
     return i;
+  }
+
+  // cuBLAS needs device memory: offered only when Kokkos' default space is not host memory.
+  std::vector<std::string> available_variants() const override {
+    std::vector<std::string> v = {"kokkos"};
+    if (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible &&
+        info_.variants.size() > 1)
+      v.push_back("cublas");
+    return v;
   }
 
   void validate(const sp::Params& p, int nranks) const override {
@@ -88,7 +107,14 @@ class MixedGemm : public sp::Technique {
     else fill(abf_, bbf_);
   }
 
-  void run(const std::string&) override {
+  void run(const std::string& variant) override {
+#ifdef SP_HAVE_CUBLAS
+    if (variant == "cublas") {
+      run_cublas();
+      return;
+    }
+#endif
+    (void)variant;
     if (dtype_ == "fp32") sp::kernels::gemm_lowp<float, float>(a32_, b32_, C_);
     else if (dtype_ == "fp16") sp::kernels::gemm_lowp<fp16_t, float>(a16_, b16_, C_);
     else sp::kernels::gemm_lowp<bf16_t, float>(abf_, bbf_, C_);
@@ -104,9 +130,31 @@ class MixedGemm : public sp::Technique {
     out["element_bytes"] = element_bytes(dtype_);
   }
 
-  void teardown() override { a32_ = b32_ = {}, a16_ = b16_ = {}, abf_ = bbf_ = {}, C_ = {}; }
+  void teardown() override {
+    a32_ = b32_ = {}, a16_ = b16_ = {}, abf_ = bbf_ = {}, C_ = {};
+#ifdef SP_HAVE_CUBLAS
+    if (handle_) cublasDestroy(handle_);
+    handle_ = nullptr;
+#endif
+  }
 
  private:
+#ifdef SP_HAVE_CUBLAS
+  // Row-major C = A B as column-major C^T = B^T A^T. fp16_t and bf16_t have
+  // the bit layouts of CUDA_R_16F and CUDA_R_16BF.
+  void run_cublas() {
+    if (!handle_) cublasCreate(&handle_);
+    const float one = 1, zero = 0;
+    const void *a = nullptr, *b = nullptr;
+    cudaDataType_t t = CUDA_R_32F;
+    if (dtype_ == "fp32") a = a32_.data(), b = b32_.data();
+    else if (dtype_ == "fp16") a = a16_.data(), b = b16_.data(), t = CUDA_R_16F;
+    else a = abf_.data(), b = bbf_.data(), t = CUDA_R_16BF;
+    cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, int(N_), int(M_), int(K_), &one, b, t, int(N_), a, t, int(K_), &zero,
+                 C_.data(), CUDA_R_32F, int(N_), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  }
+  cublasHandle_t handle_ = nullptr;
+#endif
   template <class S>
   void fill(Mat<S>& A, Mat<S>& B) {
     A = Mat<S>("A", M_, K_), B = Mat<S>("B", K_, N_);

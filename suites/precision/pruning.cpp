@@ -1,15 +1,17 @@
 // Pruning and sparsity: W (M x K) pruned by magnitude to a sparsity s in
 // [0, 1) and multiplied with a dense X (K x N) three ways: CSR x dense
-// ("csr"), the pruned matrix kept dense with the project's tiled GEMM
-// ("dense", time independent of s), and structured pruning of whole output
-// channels to a smaller dense GEMM ("structured"). The crossover density
+// ("csr"), the pruned matrix kept dense ("dense", time independent of s),
+// and structured pruning of whole output channels to a smaller dense GEMM
+// ("structured"). Both dense variants use the row-streaming GEMM whose inner
+// loop is the CSR kernel's, so the crossover measures the sparse format's
+// cost, not a difference in kernel tuning. The crossover density
 // below which CSR beats dense is measured (a sweep) and predicted from the
 // roofline (MODELS.md "Roofline"; docs/precision.md derives it).
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cmath>
 
-#include "kernels/gemm/gemm_tiled.hpp"
+#include "kernels/precision/gemm_lowp.hpp"
 #include "kernels/precision/sparse.hpp"
 #include "reference/precision/prune_ref.hpp"
 #include "scaleproof/compare.hpp"
@@ -58,7 +60,10 @@ class Pruning : public sp::Technique {
       i.param_sets.push_back({sp::Size::large, set(2048, 1024, 2048, s, sweep)});
     }
     i.variants = {"csr", "dense", "structured"};
-    i.tol.roof_min = 0.0;  // reported: the crossover verdict is the judged prediction
+    // Reported, not judged: the crossover is this technique's judged prediction,
+    // and at small sizes X and the CSR arrays stay in cache, above the DRAM roof.
+    i.tol.roof_min = 0.0;
+    i.tol.roof_max = INFINITY;
     i.source = "MODELS.md Roofline (Williams et al. 2009); seed 003 (pruning)";
     return i;
   }
@@ -117,8 +122,8 @@ class Pruning : public sp::Technique {
 
   void run(const std::string& variant) override {
     if (variant == "csr") pr::spmm_csr(csr_, X_, Y_);
-    else if (variant == "dense") sp::kernels::gemm_tiled<float>(Wdense_, X_, Y_);
-    else sp::kernels::gemm_tiled<float>(Wstruct_, X_, Ys_);
+    else if (variant == "dense") sp::kernels::gemm_lowp<float, float>(Wdense_, X_, Y_);
+    else sp::kernels::gemm_lowp<float, float>(Wstruct_, X_, Ys_);
   }
 
   sp::CheckResult check(const std::string& variant) override {
@@ -153,7 +158,7 @@ class Pruning : public sp::Technique {
     // Crossover sweep: CSR time at several densities against the dense GEMM
     // (whose time does not depend on the density); t_csr(d) ~ a + b d is
     // fitted by least squares and solved for t_csr = t_dense.
-    const double t_dense = pr::median_seconds([&] { sp::kernels::gemm_tiled<float>(Wdense_, X_, Y_); });
+    const double t_dense = pr::median_seconds([&] { sp::kernels::gemm_lowp<float, float>(Wdense_, X_, Y_); });
     double sd = 0, st = 0, sdd = 0, sdt = 0;
     for (double d : kSweep) {
       auto c = pr::to_csr(w_, pr::magnitude_mask(w_, pr::kept_count(w_.size(), 1 - d)), M_, K_);
@@ -174,23 +179,27 @@ class Pruning : public sp::Technique {
     Technique::predict(p, variant, m, machine, out);
     if (!m.counters.count("crossover_density_measured") || machine.bandwidth <= 0 || machine.peak_for("fp32") <= 0)
       return;
-    // Roofline of each kernel at density d (docs/precision.md):
-    //   dense: max(2MNK / P, 4(MK + KN + MN) / BW), independent of d;
-    //   csr, no reuse of X rows assumed: max(2dMKN / P, dMK(8 + 4N) / BW).
-    // Crossover d* = t_dense / t_csr(1). Reuse of X from cache only makes CSR
-    // faster and the dense kernel runs below its roof, so d* is a lower bound
-    // on the measured crossover.
+    // Roofline of each kernel with compulsory traffic (docs/precision.md):
+    //   dense:     max(2MNK / P, 4(MK + KN + MN) / BW), independent of d;
+    //   csr at d:  max(2dMKN / P, (8dMK + 4(M+1) + 4KN + 4MN) / BW)  (value + index per nonzero).
+    // d* solves t_csr(d*) = t_dense (1 when both are compute-bound: the
+    // roofline counts no cost for the indirection). The index load and the
+    // shorter, irregular rows only slow CSR down, so d* is an upper bound;
+    // the declared band accepts a measured crossover down to d*/2.
     const double M = p.i("M"), N = p.i("N"), K = p.i("K"), P = machine.peak_for("fp32"), BW = machine.bandwidth;
     const double t_dense = std::max(2 * M * N * K / P, 4 * (M * K + K * N + M * N) / BW);
-    const double t_csr1 = std::max(2 * M * K * N / P, M * K * (8 + 4 * N) / BW);
+    auto t_csr = [&](double d) { return std::max(2 * d * M * K * N / P, (8 * d * M * K + 4 * (M + 1 + K * N + M * N)) / BW); };
+    double lo = 0, hi = 1;  // t_csr is increasing in d: bisect
+    if (t_csr(1) <= t_dense) lo = 1;
+    for (int it = 0; it < 60 && lo < 1; ++it) (t_csr((lo + hi) / 2) <= t_dense ? lo : hi) = (lo + hi) / 2;
     sp::Verdict v{info_.name, variant, p.label(), "CSR vs dense crossover density", "density"};
-    v.predicted = std::min(1.0, t_dense / t_csr1);
+    v.predicted = lo;
     v.measured = m.counters.at("crossover_density_measured");
     v.ratio = v.measured / v.predicted;
-    v.band_lo = 1, v.band_hi = INFINITY;
-    v.status = v.ratio >= v.band_lo ? "PASS" : "FAIL";
+    v.band_lo = 0.5, v.band_hi = 1.0 + 1e-9;
+    v.status = v.ratio >= v.band_lo && v.ratio <= v.band_hi ? "PASS" : "FAIL";
     char buf[200];
-    std::snprintf(buf, sizeof buf, "CSR faster below density %.3g (measured, fit over %zu densities); roofline lower bound %.3g",
+    std::snprintf(buf, sizeof buf, "CSR faster below density %.3g (measured, fit over %zu densities); roofline upper bound %.3g",
                   v.measured, kSweep.size(), v.predicted);
     v.note = buf;
     out.push_back(v);
