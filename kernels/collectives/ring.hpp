@@ -11,6 +11,7 @@
 // including count < p (some chunks are then empty).
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "kernels/collectives/transport.hpp"
@@ -49,13 +50,14 @@ void ring_reduce_scatter(Transport& t, T* data, size_t n, Op op) {
   if (p == 1) return;
   const Partition part{n, p};
   const int right = (r + 1) % p, left = (r - 1 + p) % p;
-  std::vector<T> tmp(part.size(0));
+  // Default-initialised: a zero-filled scratch chunk would cost a memset per call.
+  std::unique_ptr<T[]> tmp(new T[std::max<size_t>(1, part.size(0))]);
   t.set_phase("reduce-scatter");
   for (int s = 0; s < p - 1; ++s) {
     // Chunk indices chosen so that after the last step rank r owns chunk r.
     const int cs = (r - s - 1 + 2 * p) % p, cr = (r - s - 2 + 2 * p) % p;
-    t.sendrecv(data + part.begin(cs), part.size(cs) * sizeof(T), right, tmp.data(), part.size(cr) * sizeof(T), left);
-    reduce_into(data + part.begin(cr), tmp.data(), part.size(cr), op);
+    t.sendrecv(data + part.begin(cs), part.size(cs) * sizeof(T), right, tmp.get(), part.size(cr) * sizeof(T), left);
+    reduce_into(data + part.begin(cr), tmp.get(), part.size(cr), op);
   }
 }
 
