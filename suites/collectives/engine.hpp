@@ -40,7 +40,8 @@ class Engine {
   explicit Engine(const CaseSpec& spec);
   ~Engine();
   const CaseSpec& spec() const { return spec_; }
-  Transport& transport() { return *transport_; }
+  // The transport of the last call (MPI or self; NCCL for ring_nccl).
+  Transport& transport() { return last_ ? *last_ : *transport_; }
   void reset_inputs();                 // the reference inputs, sentinels in the output buffer
   void run(const std::string& algo);   // one call
   CheckResult check();                 // output of the last call vs the reference
@@ -55,7 +56,9 @@ class Engine {
 
  private:
   CaseSpec spec_;
-  std::unique_ptr<Transport> transport_;
+  std::unique_ptr<Transport> transport_;         // host memory: MPI, or self without MPI
+  std::unique_ptr<Transport> device_transport_;  // NCCL, made at the first ring_nccl call
+  Transport* last_ = nullptr;
   std::unique_ptr<Buffers> buf_;
   std::map<std::string, double> phases_;
   std::map<std::pair<size_t, size_t>, AlphaBetaGamma> calibrated_;  // by message shape

@@ -147,7 +147,7 @@ int run(const Options& o) {
   std::vector<std::string> summary;  // model and traffic at the largest size, per algorithm
   for (size_t bytes : sizes) {
     for (auto& algo : algos) {
-      const bool model = !o.no_model && !is_vendor(algo);
+      const bool model = !o.no_model && has_model(algo);
       CaseSpec s = base;
       s.count = bytes / elt;
       const double S = static_cast<double>(s.bytes()), F = busbw_factor(c.name, p);

@@ -33,7 +33,7 @@ void collect_counters(Engine& e, const std::string& algo, long calls, double cal
     const auto tot = e.transport().total();
     out["server_B"] = comm::max(static_cast<double>(tot.bytes_sent + tot.bytes_recv));
   }
-  if (is_vendor(algo)) return;
+  if (!has_model(algo)) return;
   const AlphaBetaGamma m = e.calibrate(algo);
   out["alpha_s"] = m.alpha;
   out["beta_s_per_B"] = m.beta;
@@ -72,7 +72,7 @@ void judge_case(const sp::Info& info, const CaseSpec& s, const std::string& labe
   const std::string coll = s.name();
 
   // Time: alpha-beta-gamma model, calibrated in the same run.
-  if (!is_vendor(algo) && !std::isnan(counter(m, "alpha_s"))) {
+  if (has_model(algo) && !std::isnan(counter(m, "alpha_s"))) {
     const AlphaBetaGamma abg{counter(m, "alpha_s"), counter(m, "beta_s_per_B"), counter(m, "gamma_s_per_B")};
     const double pred = predict_seconds(coll, algo, p, S, abg);
     if (!std::isnan(pred)) {
