@@ -52,20 +52,28 @@ Kokkos::View<T*, typename Exec::memory_space> ring_scratch(size_t n) {
 
 // In place on data[0..n): afterwards rank r's chunk r (Partition{n, p}) holds
 // the reduction over all ranks; the other chunks hold partial results.
+// scratch: room for one chunk (Partition{n, p}.size(0) elements) in Exec's
+// memory, for callers that keep it across calls.
 template <class T, class Exec = Kokkos::DefaultHostExecutionSpace>
-void ring_reduce_scatter(Transport& t, T* data, size_t n, Op op) {
+void ring_reduce_scatter(Transport& t, T* data, size_t n, Op op, T* scratch) {
   const int p = t.size(), r = t.rank();
   if (p == 1) return;
   const Partition part{n, p};
   const int right = (r + 1) % p, left = (r - 1 + p) % p;
-  auto tmp = ring_scratch<T, Exec>(part.size(0));
   t.set_phase("reduce-scatter");
   for (int s = 0; s < p - 1; ++s) {
     // Chunk indices chosen so that after the last step rank r owns chunk r.
     const int cs = (r - s - 1 + 2 * p) % p, cr = (r - s - 2 + 2 * p) % p;
-    t.sendrecv(data + part.begin(cs), part.size(cs) * sizeof(T), right, tmp.data(), part.size(cr) * sizeof(T), left);
-    reduce_into<T, Exec>(data + part.begin(cr), tmp.data(), part.size(cr), op);
+    t.sendrecv(data + part.begin(cs), part.size(cs) * sizeof(T), right, scratch, part.size(cr) * sizeof(T), left);
+    reduce_into<T, Exec>(data + part.begin(cr), scratch, part.size(cr), op);
   }
+}
+
+template <class T, class Exec = Kokkos::DefaultHostExecutionSpace>
+void ring_reduce_scatter(Transport& t, T* data, size_t n, Op op) {
+  if (t.size() == 1) return;
+  auto tmp = ring_scratch<T, Exec>(Partition{n, t.size()}.size(0));
+  ring_reduce_scatter<T, Exec>(t, data, n, op, tmp.data());
 }
 
 // In place: rank r contributes chunk r of data[0..n); afterwards every rank holds all chunks.
@@ -87,6 +95,12 @@ void ring_all_gather(Transport& t, T* data, size_t n) {
 template <class T, class Exec = Kokkos::DefaultHostExecutionSpace>
 void ring_all_reduce(Transport& t, T* data, size_t n, Op op) {
   ring_reduce_scatter<T, Exec>(t, data, n, op);
+  ring_all_gather(t, data, n);
+}
+
+template <class T, class Exec = Kokkos::DefaultHostExecutionSpace>
+void ring_all_reduce(Transport& t, T* data, size_t n, Op op, T* scratch) {
+  ring_reduce_scatter<T, Exec>(t, data, n, op, scratch);
   ring_all_gather(t, data, n);
 }
 

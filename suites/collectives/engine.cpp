@@ -1,6 +1,7 @@
 #include "suites/collectives/engine.hpp"
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -224,16 +225,30 @@ class TypedBuffers : public Engine::Buffers {
   }
 
   // The ring collectives with reductions on Exec (host, or the device for ring_nccl).
+  // The ring's scratch chunk, kept across calls: allocated per call it costs
+  // page faults once above glibc's mmap threshold (up to 32 MiB).
   template <class Exec>
-  static void run_ring(const CaseSpec& s, Transport& t, T* buf, std::map<std::string, double>& ph) {
+  T* scratch(size_t elems) {
+    if constexpr (std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>) {
+      if (hscratch_.extent(0) < std::max<size_t>(elems, 1)) hscratch_ = ring_scratch<T, Exec>(elems);
+      return hscratch_.data();
+    } else {
+      if (dscratch_.extent(0) < std::max<size_t>(elems, 1)) dscratch_ = ring_scratch<T, Exec>(elems);
+      return dscratch_.data();
+    }
+  }
+
+  template <class Exec>
+  void run_ring(const CaseSpec& s, Transport& t, T* buf, std::map<std::string, double>& ph) {
     const size_t n = s.count;
+    T* tmp = scratch<Exec>(Partition{n, t.size()}.size(0));
     if (s.coll == Coll::all_reduce || s.coll == Coll::reduce_scatter)
-      timed(ph, "reduce-scatter", [&] { ring_reduce_scatter<T, Exec>(t, buf, n, s.op); });
+      timed(ph, "reduce-scatter", [&] { ring_reduce_scatter<T, Exec>(t, buf, n, s.op, tmp); });
     if (s.coll == Coll::all_reduce || s.coll == Coll::all_gather)
       timed(ph, "all-gather", [&] { ring_all_gather(t, buf, n); });
   }
 
-  static void run_project(const CaseSpec& s, Transport& t, const std::string& algo, T* buf,
+  void run_project(const CaseSpec& s, Transport& t, const std::string& algo, T* buf,
                           std::map<std::string, double>& ph) {
     const size_t n = s.count;
     if (algo == "ring" && (s.coll == Coll::all_reduce || s.coll == Coll::reduce_scatter || s.coll == Coll::all_gather))
@@ -268,6 +283,8 @@ class TypedBuffers : public Engine::Buffers {
 
   View send_, recv_;
   Host hsend_, hrecv_;
+  Kokkos::View<T*, Kokkos::HostSpace> hscratch_;
+  View dscratch_;
 };
 
 }  // namespace
