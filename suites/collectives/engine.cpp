@@ -84,7 +84,7 @@ struct Engine::Buffers {
   virtual void reset_inputs(const CaseSpec& s, int rank) = 0;
   virtual void run(const CaseSpec& s, Transport& t, const std::string& algo, std::map<std::string, double>& ph) = 0;
   virtual CheckResult check(const CaseSpec& s, int rank, int p) = 0;
-  virtual AlphaBetaGamma calibrate(Transport& t, const MessageShape& m, Op op, int reps) = 0;
+  virtual std::unique_ptr<Engine::Sampler> sampler(Transport& t, const MessageShape& m, Op op) = 0;
 };
 
 namespace {
@@ -178,8 +178,18 @@ class TypedBuffers : public Engine::Buffers {
     return cmp.result();
   }
 
-  AlphaBetaGamma calibrate(Transport& t, const MessageShape& m, Op op, int reps) override {
-    return coll::calibrate<T>(t, m.message_bytes, m.reduce_elems, op, reps);
+  // On the collective's own host buffer and scratch (clobbers the buffer).
+  std::unique_ptr<Engine::Sampler> sampler(Transport& t, const MessageShape& m, Op op) override {
+    struct S : Engine::Sampler {
+      Calibrator<T> c;
+      explicit S(Calibrator<T> cal) : c(std::move(cal)) {}
+      void sample() override { c.sample(); }
+      AlphaBetaGamma fit() const override { return c.fit(); }
+    };
+    T* scr = scratch<Kokkos::DefaultHostExecutionSpace>(m.reduce_elems);
+    std::fill(scr, scr + m.reduce_elems, from_int<T>(1));  // no stray NaN or subnormal in the timing
+    return std::make_unique<S>(
+        Calibrator<T>(t, m.message_bytes, m.reduce_elems, op, hsend_.data(), hsend_.extent(0), scr));
   }
 
  private:
@@ -316,13 +326,21 @@ void Engine::run(const std::string& algo) {
 
 CheckResult Engine::check() { return buf_->check(spec_, transport_->rank(), transport_->size()); }
 
+std::unique_ptr<Engine::Sampler> Engine::calibration(const std::string& algo) {
+  const MessageShape m =
+      message_shape(spec_.name(), algo, transport_->size(), spec_.count, dtype_size(spec_.dtype));
+  return buf_->sampler(*transport_, m, spec_.op);
+}
+
 AlphaBetaGamma Engine::calibrate(const std::string& algo, int reps) {
   const MessageShape m =
       message_shape(spec_.name(), algo, transport_->size(), spec_.count, dtype_size(spec_.dtype));
   const auto key = std::make_pair(m.message_bytes, m.reduce_elems);
   auto it = calibrated_.find(key);
   if (it != calibrated_.end()) return it->second;
-  return calibrated_[key] = buf_->calibrate(*transport_, m, spec_.op, reps);
+  auto s = calibration(algo);
+  for (int i = 0; i < reps; ++i) s->sample();
+  return calibrated_[key] = s->fit();
 }
 
 }  // namespace sp::coll

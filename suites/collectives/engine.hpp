@@ -52,6 +52,16 @@ class Engine {
   // message sizes; cached per message shape. Collective over ranks.
   AlphaBetaGamma calibrate(const std::string& algo, int reps = 9);
 
+  // The same calibration, sampled in between timed calls so that both see
+  // the same background load: start, sample() after each call, then fit().
+  // Collective over ranks; clobbers the buffers (reset_inputs before a check).
+  struct Sampler {
+    virtual ~Sampler() = default;
+    virtual void sample() = 0;
+    virtual AlphaBetaGamma fit() const = 0;
+  };
+  std::unique_ptr<Sampler> calibration(const std::string& algo);
+
   struct Buffers;  // typed storage, engine.cpp
 
  private:

@@ -41,6 +41,7 @@ struct Timing {
   long long wrong = -1;    // -1: not checked
   std::map<std::string, double> phases;  // per call: max over ranks of each rank's median
   std::map<std::string, Traffic> traffic;  // this rank's, last call
+  AlphaBetaGamma model;                     // calibrated alongside (modelled algorithms)
 };
 
 // Each call is timed on its own between barriers (max over ranks), and the
@@ -48,14 +49,20 @@ struct Timing {
 // descheduled call would dominate nccl-tests' mean of back-to-back calls.
 // The algorithms compared at one size take turns call by call, so
 // background load falls on all of them alike.
+// With `model`, the alpha-beta-gamma calibration of each modelled algorithm
+// is sampled between the timed calls too (on the same buffers), so that the
+// prediction and the measurement share the machine's state.
 std::vector<Timing> measure(std::vector<std::unique_ptr<Engine>>& engines, const std::vector<std::string>& algos,
-                            const Options& o) {
+                            const Options& o, bool model) {
   const size_t k = algos.size();
   std::vector<Timing> t(k);
   std::vector<std::vector<double>> calls(k);
   std::vector<std::map<std::string, std::vector<double>>> ph(k);
-  for (size_t a = 0; a < k; ++a)
+  std::vector<std::unique_ptr<Engine::Sampler>> calib(k);
+  for (size_t a = 0; a < k; ++a) {
     for (int i = 0; i < o.warmup; ++i) engines[a]->run(algos[a]);
+    if (model && has_model(algos[a])) calib[a] = engines[a]->calibration(algos[a]);
+  }
   for (int i = 0; i < o.iters; ++i)
     for (size_t a = 0; a < k; ++a) {
       comm::barrier();
@@ -64,8 +71,10 @@ std::vector<Timing> measure(std::vector<std::unique_ptr<Engine>>& engines, const
       Kokkos::fence();
       calls[a].push_back(comm::max(timer.seconds()));
       for (auto& [name, v] : engines[a]->phase_seconds()) ph[a][name].push_back(v);
+      if (calib[a]) calib[a]->sample();
     }
   for (size_t a = 0; a < k; ++a) {
+    if (calib[a]) t[a].model = calib[a]->fit();
     t[a].seconds = median(calls[a]);
     for (auto& [name, v] : ph[a]) t[a].phases[name] = comm::max(median(v));
     t[a].traffic = engines[a]->transport().traffic();
@@ -158,24 +167,21 @@ int run(const Options& o) {
     s.count = bytes / elt;
     const double S = static_cast<double>(s.bytes()), F = busbw_factor(c.name, p);
     std::vector<Timing> timed[2];
-    std::vector<AlphaBetaGamma> calib(algos.size());
     for (int inplace = 0; inplace < 2; ++inplace) {
       s.inplace = inplace == 1;
       std::vector<std::unique_ptr<Engine>> engines;
       for (size_t a = 0; a < algos.size(); ++a) engines.push_back(std::make_unique<Engine>(s));
-      timed[inplace] = measure(engines, algos, o);
-      if (inplace && !o.no_model)
-        for (size_t a = 0; a < algos.size(); ++a)
-          if (has_model(algos[a])) calib[a] = engines[a]->calibrate(algos[a]);
+      timed[inplace] = measure(engines, algos, o, inplace && !o.no_model);
     }
     for (size_t ai = 0; ai < algos.size(); ++ai) {
       const std::string& algo = algos[ai];
       const bool model = !o.no_model && has_model(algo);
       const Timing t[2] = {timed[0][ai], timed[1][ai]};
-      const AlphaBetaGamma abg = calib[ai];
+      const AlphaBetaGamma abg = t[1].model;
       const double pred = model ? predict_seconds(c.name, algo, p, S, abg) : NAN;
       double tx = 0, tx_formula = 0;
-      for (auto& [ph, tr] : t[1].traffic) tx += static_cast<double>(tr.bytes_sent);
+      for (auto& [ph, tr] : t[1].traffic)
+        if (ph != "pingpong") tx += static_cast<double>(tr.bytes_sent);  // not the calibration's
       tx = comm::max(tx);
       const auto formula = traffic_per_rank(c.name, algo, p, S);
       for (auto& [ph, b] : formula) tx_formula += b;
