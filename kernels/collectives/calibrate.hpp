@@ -142,13 +142,4 @@ class Calibrator {
   long k_ = 0;
 };
 
-// The whole calibration in one go (reps samples).
-template <class T>
-AlphaBetaGamma calibrate(Transport& t, size_t message_bytes, size_t reduce_elems, Op op, T* arena,
-                         size_t arena_elems, const T* scratch, int reps = 9) {
-  Calibrator<T> c(t, message_bytes, reduce_elems, op, arena, arena_elems, scratch);
-  for (int i = 0; i < reps; ++i) c.sample();
-  return c.fit();
-}
-
 }  // namespace sp::coll

@@ -332,15 +332,4 @@ std::unique_ptr<Engine::Sampler> Engine::calibration(const std::string& algo) {
   return buf_->sampler(*transport_, m, spec_.op);
 }
 
-AlphaBetaGamma Engine::calibrate(const std::string& algo, int reps) {
-  const MessageShape m =
-      message_shape(spec_.name(), algo, transport_->size(), spec_.count, dtype_size(spec_.dtype));
-  const auto key = std::make_pair(m.message_bytes, m.reduce_elems);
-  auto it = calibrated_.find(key);
-  if (it != calibrated_.end()) return it->second;
-  auto s = calibration(algo);
-  for (int i = 0; i < reps; ++i) s->sample();
-  return calibrated_[key] = s->fit();
-}
-
 }  // namespace sp::coll

@@ -49,12 +49,10 @@ class Engine {
   // Rabenseifner all-reduce: "reduce-scatter" and "all-gather").
   const std::map<std::string, double>& phase_seconds() const { return phases_; }
   // alpha, beta (ping-pong) and gamma (reduction kernel) at this algorithm's
-  // message sizes; cached per message shape. Collective over ranks.
-  AlphaBetaGamma calibrate(const std::string& algo, int reps = 9);
-
-  // The same calibration, sampled in between timed calls so that both see
-  // the same background load: start, sample() after each call, then fit().
-  // Collective over ranks; clobbers the buffers (reset_inputs before a check).
+  // message sizes, on this case's buffers, sampled in between timed calls so
+  // that both see the same background load: start, sample() after each
+  // call, then fit(). Collective over ranks; clobbers the buffers
+  // (reset_inputs before a check).
   struct Sampler {
     virtual ~Sampler() = default;
     virtual void sample() = 0;
@@ -71,7 +69,6 @@ class Engine {
   Transport* last_ = nullptr;
   std::unique_ptr<Buffers> buf_;
   std::map<std::string, double> phases_;
-  std::map<std::pair<size_t, size_t>, AlphaBetaGamma> calibrated_;  // by message shape
 };
 
 }  // namespace sp::coll
