@@ -88,6 +88,7 @@ namespace sp::coll {
 // (p-1)n out (and takes (p-1)n in).
 inline std::map<std::string, double> traffic_per_rank(const std::string& coll, const std::string& algo, int p,
                                                       double n) {
+  if (algo == "ring_nccl") return traffic_per_rank(coll, "ring", p, n);  // the same ring over NCCL
   std::map<std::string, double> t;
   if (p == 1) return t;
   const double f = (p - 1.0) / p;

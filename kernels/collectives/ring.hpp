@@ -1,6 +1,7 @@
 #pragma once
-// Ring reduce-scatter, all-gather and all-reduce over a Transport, on host
-// buffers, with every local reduction done by a Kokkos kernel.
+// Ring reduce-scatter, all-gather and all-reduce over a Transport, with every
+// local reduction done by a Kokkos kernel: on host buffers by default, on
+// device buffers with Exec = the device's execution space (NCCL transport).
 //
 // Ring phases (../shared/MODELS.md, "Collectives"; MPICH
 // allreduce_intra_ring.c): reduce-scatter takes p-1 steps, each rank sending
@@ -27,36 +28,52 @@ struct Partition {
   size_t size(int c) const { return n / p + (static_cast<size_t>(c) < n % p ? 1 : 0); }
 };
 
-// acc[i] = op(acc[i], in[i]) on the host execution space.
-template <class T>
+// acc[i] = op(acc[i], in[i]) on an execution space (the host's by default;
+// the device's when the buffers live there, as with the NCCL transport).
+template <class T, class Exec = Kokkos::DefaultHostExecutionSpace>
 void reduce_into(T* acc, const T* in, size_t n, Op op) {
   if (n == 0) return;
-  using Exec = Kokkos::DefaultHostExecutionSpace;
   Kokkos::RangePolicy<Exec> range(0, n);
   switch (op) {
-    case Op::sum: Kokkos::parallel_for("coll_sum", range, [=](size_t i) { acc[i] += in[i]; }); break;
-    case Op::max: Kokkos::parallel_for("coll_max", range, [=](size_t i) { acc[i] = acc[i] < in[i] ? in[i] : acc[i]; }); break;
-    case Op::min: Kokkos::parallel_for("coll_min", range, [=](size_t i) { acc[i] = in[i] < acc[i] ? in[i] : acc[i]; }); break;
+    case Op::sum: Kokkos::parallel_for("coll_sum", range, KOKKOS_LAMBDA(size_t i) { acc[i] += in[i]; }); break;
+    case Op::max: Kokkos::parallel_for("coll_max", range, KOKKOS_LAMBDA(size_t i) { acc[i] = acc[i] < in[i] ? in[i] : acc[i]; }); break;
+    case Op::min: Kokkos::parallel_for("coll_min", range, KOKKOS_LAMBDA(size_t i) { acc[i] = in[i] < acc[i] ? in[i] : acc[i]; }); break;
   }
   Exec().fence();
 }
 
+// Scratch for one received chunk, in the memory the reduction runs on; not
+// zero-filled (a memset per call would cost as much as a reduction step).
+template <class T, class Exec>
+Kokkos::View<T*, typename Exec::memory_space> ring_scratch(size_t n) {
+  return Kokkos::View<T*, typename Exec::memory_space>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ring_tmp"),
+                                                       n > 0 ? n : 1);
+}
+
 // In place on data[0..n): afterwards rank r's chunk r (Partition{n, p}) holds
 // the reduction over all ranks; the other chunks hold partial results.
-template <class T>
-void ring_reduce_scatter(Transport& t, T* data, size_t n, Op op) {
+// scratch: room for one chunk (Partition{n, p}.size(0) elements) in Exec's
+// memory, for callers that keep it across calls.
+template <class T, class Exec = Kokkos::DefaultHostExecutionSpace>
+void ring_reduce_scatter(Transport& t, T* data, size_t n, Op op, T* scratch) {
   const int p = t.size(), r = t.rank();
   if (p == 1) return;
   const Partition part{n, p};
   const int right = (r + 1) % p, left = (r - 1 + p) % p;
-  std::vector<T> tmp(part.size(0));
   t.set_phase("reduce-scatter");
   for (int s = 0; s < p - 1; ++s) {
     // Chunk indices chosen so that after the last step rank r owns chunk r.
     const int cs = (r - s - 1 + 2 * p) % p, cr = (r - s - 2 + 2 * p) % p;
-    t.sendrecv(data + part.begin(cs), part.size(cs) * sizeof(T), right, tmp.data(), part.size(cr) * sizeof(T), left);
-    reduce_into(data + part.begin(cr), tmp.data(), part.size(cr), op);
+    t.sendrecv(data + part.begin(cs), part.size(cs) * sizeof(T), right, scratch, part.size(cr) * sizeof(T), left);
+    reduce_into<T, Exec>(data + part.begin(cr), scratch, part.size(cr), op);
   }
+}
+
+template <class T, class Exec = Kokkos::DefaultHostExecutionSpace>
+void ring_reduce_scatter(Transport& t, T* data, size_t n, Op op) {
+  if (t.size() == 1) return;
+  auto tmp = ring_scratch<T, Exec>(Partition{n, t.size()}.size(0));
+  ring_reduce_scatter<T, Exec>(t, data, n, op, tmp.data());
 }
 
 // In place: rank r contributes chunk r of data[0..n); afterwards every rank holds all chunks.
@@ -75,9 +92,15 @@ void ring_all_gather(Transport& t, T* data, size_t n) {
 }
 
 // Ring all-reduce = reduce-scatter + all-gather (2(p-1) steps).
-template <class T>
+template <class T, class Exec = Kokkos::DefaultHostExecutionSpace>
 void ring_all_reduce(Transport& t, T* data, size_t n, Op op) {
-  ring_reduce_scatter(t, data, n, op);
+  ring_reduce_scatter<T, Exec>(t, data, n, op);
+  ring_all_gather(t, data, n);
+}
+
+template <class T, class Exec = Kokkos::DefaultHostExecutionSpace>
+void ring_all_reduce(Transport& t, T* data, size_t n, Op op, T* scratch) {
+  ring_reduce_scatter<T, Exec>(t, data, n, op, scratch);
   ring_all_gather(t, data, n);
 }
 

@@ -1,6 +1,7 @@
 #include "suites/collectives/engine.hpp"
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -83,7 +84,7 @@ struct Engine::Buffers {
   virtual void reset_inputs(const CaseSpec& s, int rank) = 0;
   virtual void run(const CaseSpec& s, Transport& t, const std::string& algo, std::map<std::string, double>& ph) = 0;
   virtual CheckResult check(const CaseSpec& s, int rank, int p) = 0;
-  virtual AlphaBetaGamma calibrate(Transport& t, const MessageShape& m, Op op, int reps) = 0;
+  virtual std::unique_ptr<Engine::Sampler> sampler(Transport& t, const MessageShape& m, Op op) = 0;
 };
 
 namespace {
@@ -122,13 +123,23 @@ class TypedBuffers : public Engine::Buffers {
       throw std::logic_error("nccl variant without NCCL");
 #endif
     }
+#ifdef SP_HAVE_NCCL
+    if (algo == "ring_nccl") {  // the project's ring on device memory, NCCL send/recv
+      copy_input(s, t.rank(), t.size(), send_, recv_);
+      run_ring<Kokkos::DefaultExecutionSpace>(s, t, s.inplace ? send_.data() : recv_.data(), ph);
+      return;
+    }
+#endif
     // The MPI transport moves host memory: stage device data through the host.
     constexpr bool staged = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename View::memory_space>::accessible;
     if (staged) Kokkos::deep_copy(hsend_, send_);
-    const T* src = hsend_.data();
     T* buf = s.inplace ? hsend_.data() : hrecv_.data();
-    if (algo == "mpi") run_mpi(s, src, buf);
-    else run_project(s, t, algo, src, buf, ph);
+    if (algo == "mpi") {
+      run_mpi(s, hsend_.data(), buf);
+    } else {
+      copy_input(s, t.rank(), t.size(), hsend_, hrecv_);
+      run_project(s, t, algo, buf, ph);
+    }
     if (staged) {
       if (s.inplace) Kokkos::deep_copy(send_, hsend_);
       else Kokkos::deep_copy(recv_, hrecv_);
@@ -167,8 +178,18 @@ class TypedBuffers : public Engine::Buffers {
     return cmp.result();
   }
 
-  AlphaBetaGamma calibrate(Transport& t, const MessageShape& m, Op op, int reps) override {
-    return coll::calibrate<T>(t, m.message_bytes, m.reduce_elems, op, reps);
+  // On the collective's own host buffer and scratch (clobbers the buffer).
+  std::unique_ptr<Engine::Sampler> sampler(Transport& t, const MessageShape& m, Op op) override {
+    struct S : Engine::Sampler {
+      Calibrator<T> c;
+      explicit S(Calibrator<T> cal) : c(std::move(cal)) {}
+      void sample() override { c.sample(); }
+      AlphaBetaGamma fit() const override { return c.fit(); }
+    };
+    T* scr = scratch<Kokkos::DefaultHostExecutionSpace>(m.reduce_elems);
+    std::fill(scr, scr + m.reduce_elems, from_int<T>(1));  // no stray NaN or subnormal in the timing
+    return std::make_unique<S>(
+        Calibrator<T>(t, m.message_bytes, m.reduce_elems, op, hsend_.data(), hsend_.extent(0), scr));
   }
 
  private:
@@ -193,13 +214,17 @@ class TypedBuffers : public Engine::Buffers {
 
   // Out of place, the project's algorithms first copy their input into the
   // output buffer and then work in place there (as MPICH's ring does).
-  static void copy_input(const CaseSpec& s, int rank, int p, const T* src, T* buf) {
-    if (src == buf) return;
+  template <class V>
+  static void copy_input(const CaseSpec& s, int rank, int p, const V& src, const V& dst) {
+    if (s.inplace) return;
     const Partition part{s.count, p};
-    if (s.coll == Coll::all_gather)
-      std::memcpy(buf + part.begin(rank), src + part.begin(rank), part.size(rank) * sizeof(T));
-    else if (s.coll != Coll::broadcast || rank == s.root)
-      std::memcpy(buf, src, s.count * sizeof(T));
+    using R = std::pair<size_t, size_t>;
+    if (s.coll == Coll::all_gather) {
+      const R mine(part.begin(rank), part.begin(rank) + part.size(rank));
+      Kokkos::deep_copy(Kokkos::subview(dst, mine), Kokkos::subview(src, mine));
+    } else if (s.coll != Coll::broadcast || rank == s.root) {
+      Kokkos::deep_copy(dst, src);
+    }
   }
 
   template <class F>
@@ -209,16 +234,38 @@ class TypedBuffers : public Engine::Buffers {
     ph[phase] += timer.seconds();
   }
 
-  static void run_project(const CaseSpec& s, Transport& t, const std::string& algo, const T* src, T* buf,
-                          std::map<std::string, double>& ph) {
-    copy_input(s, t.rank(), t.size(), src, buf);
+  // The ring collectives with reductions on Exec (host, or the device for ring_nccl).
+  // The ring's scratch chunk, kept across calls: allocated per call it costs
+  // page faults once above glibc's mmap threshold (up to 32 MiB).
+  template <class Exec>
+  T* scratch(size_t elems) {
+    if constexpr (std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>) {
+      if (hscratch_.extent(0) < std::max<size_t>(elems, 1)) hscratch_ = ring_scratch<T, Exec>(elems);
+      return hscratch_.data();
+    } else {
+      if (dscratch_.extent(0) < std::max<size_t>(elems, 1)) dscratch_ = ring_scratch<T, Exec>(elems);
+      return dscratch_.data();
+    }
+  }
+
+  template <class Exec>
+  void run_ring(const CaseSpec& s, Transport& t, T* buf, std::map<std::string, double>& ph) {
     const size_t n = s.count;
+    T* tmp = scratch<Exec>(Partition{n, t.size()}.size(0));
+    if (s.coll == Coll::all_reduce || s.coll == Coll::reduce_scatter)
+      timed(ph, "reduce-scatter", [&] { ring_reduce_scatter<T, Exec>(t, buf, n, s.op, tmp); });
+    if (s.coll == Coll::all_reduce || s.coll == Coll::all_gather)
+      timed(ph, "all-gather", [&] { ring_all_gather(t, buf, n); });
+  }
+
+  void run_project(const CaseSpec& s, Transport& t, const std::string& algo, T* buf,
+                          std::map<std::string, double>& ph) {
+    const size_t n = s.count;
+    if (algo == "ring" && (s.coll == Coll::all_reduce || s.coll == Coll::reduce_scatter || s.coll == Coll::all_gather))
+      return run_ring<Kokkos::DefaultHostExecutionSpace>(s, t, buf, ph);
     switch (s.coll) {
       case Coll::all_reduce:
-        if (algo == "ring") {
-          timed(ph, "reduce-scatter", [&] { ring_reduce_scatter(t, buf, n, s.op); });
-          timed(ph, "all-gather", [&] { ring_all_gather(t, buf, n); });
-        } else if (algo == "rabenseifner") {
+        if (algo == "rabenseifner") {
           timed(ph, "reduce-scatter", [&] { halving_reduce_scatter(t, buf, n, s.op); });
           timed(ph, "all-gather", [&] { doubling_all_gather(t, buf, n); });
         } else if (algo == "recursive_doubling") {
@@ -230,11 +277,8 @@ class TypedBuffers : public Engine::Buffers {
         }
         return;
       case Coll::reduce_scatter:
-        if (algo != "ring") break;
-        return ring_reduce_scatter(t, buf, n, s.op);
       case Coll::all_gather:
-        if (algo != "ring") break;
-        return ring_all_gather(t, buf, n);
+        break;
       case Coll::broadcast:
         if (algo == "ring") return chain_broadcast(t, buf, n, s.root);
         if (algo == "binomial") return binomial_broadcast(t, buf, n, s.root);
@@ -249,6 +293,8 @@ class TypedBuffers : public Engine::Buffers {
 
   View send_, recv_;
   Host hsend_, hrecv_;
+  Kokkos::View<T*, Kokkos::HostSpace> hscratch_;
+  View dscratch_;
 };
 
 }  // namespace
@@ -265,20 +311,25 @@ Engine::~Engine() = default;
 void Engine::reset_inputs() { buf_->reset_inputs(spec_, transport_->rank()); }
 
 void Engine::run(const std::string& algo) {
-  transport_->reset_traffic();
+  Transport* t = transport_.get();
+#ifdef SP_HAVE_NCCL
+  if (algo == "ring_nccl") {
+    if (!device_transport_) device_transport_ = std::make_unique<nccl::NcclTransport>();
+    t = device_transport_.get();
+  }
+#endif
+  last_ = t;
+  t->reset_traffic();
   phases_.clear();
-  buf_->run(spec_, *transport_, algo, phases_);
+  buf_->run(spec_, *t, algo, phases_);
 }
 
 CheckResult Engine::check() { return buf_->check(spec_, transport_->rank(), transport_->size()); }
 
-AlphaBetaGamma Engine::calibrate(const std::string& algo, int reps) {
+std::unique_ptr<Engine::Sampler> Engine::calibration(const std::string& algo) {
   const MessageShape m =
       message_shape(spec_.name(), algo, transport_->size(), spec_.count, dtype_size(spec_.dtype));
-  const auto key = std::make_pair(m.message_bytes, m.reduce_elems);
-  auto it = calibrated_.find(key);
-  if (it != calibrated_.end()) return it->second;
-  return calibrated_[key] = buf_->calibrate(*transport_, m, spec_.op, reps);
+  return buf_->sampler(*transport_, m, spec_.op);
 }
 
 }  // namespace sp::coll

@@ -40,7 +40,8 @@ class Engine {
   explicit Engine(const CaseSpec& spec);
   ~Engine();
   const CaseSpec& spec() const { return spec_; }
-  Transport& transport() { return *transport_; }
+  // The transport of the last call (MPI or self; NCCL for ring_nccl).
+  Transport& transport() { return last_ ? *last_ : *transport_; }
   void reset_inputs();                 // the reference inputs, sentinels in the output buffer
   void run(const std::string& algo);   // one call
   CheckResult check();                 // output of the last call vs the reference
@@ -48,17 +49,26 @@ class Engine {
   // Rabenseifner all-reduce: "reduce-scatter" and "all-gather").
   const std::map<std::string, double>& phase_seconds() const { return phases_; }
   // alpha, beta (ping-pong) and gamma (reduction kernel) at this algorithm's
-  // message sizes; cached per message shape. Collective over ranks.
-  AlphaBetaGamma calibrate(const std::string& algo, int reps = 9);
+  // message sizes, on this case's buffers, sampled in between timed calls so
+  // that both see the same background load: start, sample() after each
+  // call, then fit(). Collective over ranks; clobbers the buffers
+  // (reset_inputs before a check).
+  struct Sampler {
+    virtual ~Sampler() = default;
+    virtual void sample() = 0;
+    virtual AlphaBetaGamma fit() const = 0;
+  };
+  std::unique_ptr<Sampler> calibration(const std::string& algo);
 
   struct Buffers;  // typed storage, engine.cpp
 
  private:
   CaseSpec spec_;
-  std::unique_ptr<Transport> transport_;
+  std::unique_ptr<Transport> transport_;         // host memory: MPI, or self without MPI
+  std::unique_ptr<Transport> device_transport_;  // NCCL, made at the first ring_nccl call
+  Transport* last_ = nullptr;
   std::unique_ptr<Buffers> buf_;
   std::map<std::string, double> phases_;
-  std::map<std::pair<size_t, size_t>, AlphaBetaGamma> calibrated_;  // by message shape
 };
 
 }  // namespace sp::coll

@@ -7,7 +7,7 @@ if(SP_BUILD_TESTS)
   add_executable(sp_coll_tests
     ${CMAKE_CURRENT_LIST_DIR}/tests/test_model.cpp
     ${CMAKE_CURRENT_LIST_DIR}/tests/test_fp16.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/tests/test_main.cpp)
+    ${PROJECT_SOURCE_DIR}/harness/tests/test_main.cpp)  # the harness's: MPI and Kokkos up
   target_link_libraries(sp_coll_tests PRIVATE sp_harness GTest::gtest ${SP_FAMILY_TARGET})
   gtest_discover_tests(sp_coll_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS "unit;collectives"
     ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false")

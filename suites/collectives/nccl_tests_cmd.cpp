@@ -41,32 +41,49 @@ struct Timing {
   long long wrong = -1;    // -1: not checked
   std::map<std::string, double> phases;  // per call: max over ranks of each rank's median
   std::map<std::string, Traffic> traffic;  // this rank's, last call
+  AlphaBetaGamma model;                     // calibrated alongside (modelled algorithms)
 };
 
 // Each call is timed on its own between barriers (max over ranks), and the
 // median over calls is reported: on a shared, oversubscribed machine one
 // descheduled call would dominate nccl-tests' mean of back-to-back calls.
-Timing measure(Engine& e, const std::string& algo, const Options& o) {
-  Timing t;
-  for (int i = 0; i < o.warmup; ++i) e.run(algo);
-  std::vector<double> calls;
-  std::map<std::string, std::vector<double>> ph;
-  for (int i = 0; i < o.iters; ++i) {
-    comm::barrier();
-    Kokkos::Timer timer;
-    e.run(algo);
-    Kokkos::fence();
-    calls.push_back(comm::max(timer.seconds()));
-    for (auto& [k, v] : e.phase_seconds()) ph[k].push_back(v);
+// The algorithms compared at one size take turns call by call, so
+// background load falls on all of them alike.
+// With `model`, the alpha-beta-gamma calibration of each modelled algorithm
+// is sampled between the timed calls too (on the same buffers), so that the
+// prediction and the measurement share the machine's state.
+std::vector<Timing> measure(std::vector<std::unique_ptr<Engine>>& engines, const std::vector<std::string>& algos,
+                            const Options& o, bool model) {
+  const size_t k = algos.size();
+  std::vector<Timing> t(k);
+  std::vector<std::vector<double>> calls(k);
+  std::vector<std::map<std::string, std::vector<double>>> ph(k);
+  std::vector<std::unique_ptr<Engine::Sampler>> calib(k);
+  for (size_t a = 0; a < k; ++a) {
+    for (int i = 0; i < o.warmup; ++i) engines[a]->run(algos[a]);
+    if (model && has_model(algos[a])) calib[a] = engines[a]->calibration(algos[a]);
   }
-  t.seconds = median(calls);
-  for (auto& [k, v] : ph) t.phases[k] = comm::max(median(v));
-  t.traffic = e.transport().traffic();
-  if (o.check) {
-    e.reset_inputs();
-    e.run(algo);
-    Kokkos::fence();
-    t.wrong = comm::sum(static_cast<long long>(e.check().wrong));
+  for (int i = 0; i < o.iters; ++i)
+    for (size_t a = 0; a < k; ++a) {
+      comm::barrier();
+      Kokkos::Timer timer;
+      engines[a]->run(algos[a]);
+      Kokkos::fence();
+      calls[a].push_back(comm::max(timer.seconds()));
+      for (auto& [name, v] : engines[a]->phase_seconds()) ph[a][name].push_back(v);
+      if (calib[a]) calib[a]->sample();
+    }
+  for (size_t a = 0; a < k; ++a) {
+    if (calib[a]) t[a].model = calib[a]->fit();
+    t[a].seconds = median(calls[a]);
+    for (auto& [name, v] : ph[a]) t[a].phases[name] = comm::max(median(v));
+    t[a].traffic = engines[a]->transport().traffic();
+    if (o.check) {
+      engines[a]->reset_inputs();
+      engines[a]->run(algos[a]);
+      Kokkos::fence();
+      t[a].wrong = comm::sum(static_cast<long long>(engines[a]->check().wrong));
+    }
   }
   return t;
 }
@@ -146,22 +163,25 @@ int run(const Options& o) {
   nlohmann::json rows = nlohmann::json::array();
   std::vector<std::string> summary;  // model and traffic at the largest size, per algorithm
   for (size_t bytes : sizes) {
-    for (auto& algo : algos) {
-      const bool model = !o.no_model && !is_vendor(algo);
-      CaseSpec s = base;
-      s.count = bytes / elt;
-      const double S = static_cast<double>(s.bytes()), F = busbw_factor(c.name, p);
-      Timing t[2];
-      AlphaBetaGamma abg;
-      for (int inplace = 0; inplace < 2; ++inplace) {
-        s.inplace = inplace == 1;
-        Engine e(s);
-        t[inplace] = measure(e, algo, o);
-        if (inplace && model) abg = e.calibrate(algo);
-      }
+    CaseSpec s = base;
+    s.count = bytes / elt;
+    const double S = static_cast<double>(s.bytes()), F = busbw_factor(c.name, p);
+    std::vector<Timing> timed[2];
+    for (int inplace = 0; inplace < 2; ++inplace) {
+      s.inplace = inplace == 1;
+      std::vector<std::unique_ptr<Engine>> engines;
+      for (size_t a = 0; a < algos.size(); ++a) engines.push_back(std::make_unique<Engine>(s));
+      timed[inplace] = measure(engines, algos, o, inplace && !o.no_model);
+    }
+    for (size_t ai = 0; ai < algos.size(); ++ai) {
+      const std::string& algo = algos[ai];
+      const bool model = !o.no_model && has_model(algo);
+      const Timing t[2] = {timed[0][ai], timed[1][ai]};
+      const AlphaBetaGamma abg = t[1].model;
       const double pred = model ? predict_seconds(c.name, algo, p, S, abg) : NAN;
       double tx = 0, tx_formula = 0;
-      for (auto& [ph, tr] : t[1].traffic) tx += static_cast<double>(tr.bytes_sent);
+      for (auto& [ph, tr] : t[1].traffic)
+        if (ph != "pingpong") tx += static_cast<double>(tr.bytes_sent);  // not the calibration's
       tx = comm::max(tx);
       const auto formula = traffic_per_rank(c.name, algo, p, S);
       for (auto& [ph, b] : formula) tx_formula += b;
@@ -180,7 +200,7 @@ int run(const Options& o) {
                     bw(t[0].seconds) * F, fmt_wrong(t[0].wrong).c_str(), t[1].seconds * 1e6, bw(t[1].seconds),
                     bw(t[1].seconds) * F, fmt_wrong(t[1].wrong).c_str(), num(ph("reduce-scatter"), "%.1f").c_str(),
                     num(ph("all-gather"), "%.1f").c_str(), num(pred * 1e6, "%.1f").c_str(),
-                    num(100 * (t[1].seconds / pred - 1), "%+.1f%%").c_str(), tx,
+                    num(pred > 0 ? 100 * (t[1].seconds / pred - 1) : NAN, "%+.1f%%").c_str(), tx,
                     num(formula.empty() && p > 1 ? NAN : tx_formula, "%.0f").c_str());
         auto opt = [](double v) { return std::isnan(v) ? nlohmann::json() : nlohmann::json(v); };
         rows.push_back({{"collective", c.name}, {"algorithm", algo}, {"ranks", p}, {"size_B", s.bytes()},

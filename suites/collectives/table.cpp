@@ -50,8 +50,14 @@ bool is_vendor(const std::string& algo) { return algo == "mpi" || algo == "nccl"
 
 bool needs_power_of_two(const std::string& algo) { return algo == "rabenseifner" || algo == "recursive_doubling"; }
 
+bool has_model(const std::string& algo) { return !is_vendor(algo) && algo != "ring_nccl"; }
+
 std::vector<std::string> all_algorithms(const CollInfo& c) {
   auto v = c.algorithms;
+#ifdef SP_HAVE_NCCL
+  // The project's ring over NCCL send/recv on device memory.
+  if (c.id == Coll::all_reduce || c.id == Coll::reduce_scatter || c.id == Coll::all_gather) v.push_back("ring_nccl");
+#endif
   for (auto& a : vendor_algorithms()) v.push_back(a);
   return v;
 }

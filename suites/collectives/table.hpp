@@ -29,6 +29,9 @@ const CollInfo& coll_info(Coll id);
 std::vector<std::string> vendor_algorithms();
 bool is_vendor(const std::string& algo);
 bool needs_power_of_two(const std::string& algo);
+// Project algorithms the alpha-beta model predicts (calibrated on the MPI
+// transport; ring_nccl would need a device ping-pong, not done here).
+bool has_model(const std::string& algo);
 // Every algorithm of a collective in this build (project first, then vendor).
 std::vector<std::string> all_algorithms(const CollInfo& c);
 
