@@ -75,8 +75,9 @@ Declaration primitive(const std::string& name, const std::string& summary, SpecF
     return pr;
   };
   d.defs.push_back({"kokkos", be, "layer", build, predict});
-  if (with_onednn) {
+  if (with_onednn) {  // the fp32 vendor baselines; each is offered only where its memory is
     d.defs.push_back({"onednn", Backend::onednn, "layer", build, predict});
+    d.defs.push_back({"cudnn", Backend::cudnn, "layer", build, predict});
     d.baseline_def = "onednn";
   }
   return d;
