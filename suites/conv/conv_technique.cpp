@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "scaleproof/compare.hpp"
 #include "scaleproof/kokkos_compat.hpp"
@@ -195,6 +198,11 @@ void ConvTechnique<T>::report_counters(const std::string& variant, std::map<std:
   // later variant's verdicts can compare the two structures of a block.
   for (auto& [v, e] : exec_) out["params." + v] = static_cast<double>(e->params_allocated());
   for (auto& [v, t] : tmin_) out["tmin." + v] = t;
+#ifdef _OPENMP
+  // oneDNN's OpenMP runtime uses omp_get_max_threads(), which Kokkos set at
+  // initialize: recorded so a result shows both ran on the same threads.
+  if (def(variant).be == Backend::onednn) out["vendor_threads"] = omp_get_max_threads();
+#endif
 }
 
 template <class T>
