@@ -28,6 +28,12 @@ std::string si(double v, const char* unit) {
   return fmt("%.3g", v) + " " + pre[i] + unit;
 }
 
+// A number written by the checker; JSON has no inf or NaN, nlohmann writes
+// them as null (e.g. a relative error against an exact zero is inf).
+double num(const nlohmann::json& r, const char* key) {
+  return r.contains(key) && r[key].is_number() ? r[key].get<double>() : (r.contains(key) ? INFINITY : 0.0);
+}
+
 std::string manifest_section(const nlohmann::json& m) {
   std::string s = "## Manifest\n\n| key | value |\n|---|---|\n";
   for (auto& [k, v] : m.items()) s += "| " + k + " | " + (v.is_string() ? v.get<std::string>() : v.dump()) + " |\n";
@@ -46,8 +52,8 @@ std::string check_section(const nlohmann::json& rows) {
     (ok ? pass : fail)++;
     std::string rule = r.value("error", "").empty() ? r.value("bound_rule", "") : "error: " + r.value("error", "");
     s += "| " + r.value("technique", "") + " | " + r.value("variant", "") + " | " + r.value("params", "") + " | " +
-         (ok ? "PASSED" : "**FAILED**") + " | " + fmt("%.3g", r.value("max_abs_err", 0.0)) + " | " +
-         fmt("%.3g", r.value("max_rel_err", 0.0)) + " | " + fmt("%.3g", r.value("max_bound", 0.0)) + " | " +
+         (ok ? "PASSED" : "**FAILED**") + " | " + fmt("%.3g", num(r, "max_abs_err")) + " | " +
+         fmt("%.3g", num(r, "max_rel_err")) + " | " + fmt("%.3g", num(r, "max_bound")) + " | " +
          std::to_string(r.value("wrong", 0LL)) + " | " + rule + " |\n";
   }
   return s + "\n" + std::to_string(pass) + " passed, " + std::to_string(fail) + " failed.\n\n";

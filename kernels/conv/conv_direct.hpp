@@ -78,8 +78,22 @@ KOKKOS_INLINE_FUNCTION void direct_block(const ConvSpec& s, const T* rows, int i
   const int jmax = ow_end - ow0 < WB ? ow_end - ow0 : WB;
   for (int o = 0; o < OCB; ++o) {
     const T bo = s.bias ? b(oc0 + o) : T(0);
-    for (int j = 0; j < jmax; ++j) out(n, oc0 + o, oh, ow0 + j) = activate(acc[o][j] + bo, s.act);
+    T* dst = &out(n, oc0 + o, oh, ow0);
+    if (s.act == Act::none)
+      for (int j = 0; j < jmax; ++j) dst[j] = acc[o][j] + bo;
+    else
+      for (int j = 0; j < jmax; ++j) dst[j] = activate(acc[o][j] + bo, s.act);
   }
+}
+
+template <class T, int OCB, int WB, bool S1, class Out, class Bias>
+KOKKOS_INLINE_FUNCTION void direct_dispatch(int width, const ConvSpec& s, const T* rows, int ic_stride, int wp, int r0,
+                                            const T* w, const Bias& b, const Out& out, int n, int oc0, int oh, int ow0,
+                                            int ow_end) {
+  if (width == OCB) direct_block<T, OCB, WB, S1>(s, rows, ic_stride, wp, r0, w, b, out, n, oc0, oh, ow0, ow_end);
+  else if (width == 4) direct_block<T, 4, WB, S1>(s, rows, ic_stride, wp, r0, w, b, out, n, oc0, oh, ow0, ow_end);
+  else if (width == 2) direct_block<T, 2, WB, S1>(s, rows, ic_stride, wp, r0, w, b, out, n, oc0, oh, ow0, ow_end);
+  else direct_block<T, 1, WB, S1>(s, rows, ic_stride, wp, r0, w, b, out, n, oc0, oh, ow0, ow_end);
 }
 
 }  // namespace detail
@@ -119,7 +133,9 @@ void conv2d_direct(const ConvSpec& s, CTensor<T> in, CTensor<T> w, CVec<T> b, Te
   const int ic_stride = in_rows * wp;
   const int rows_len = cin_g * ic_stride;
   const bool s1 = s.stride == 1;
-  const int nob = cout_g / OCB, ntiles_c = nob + (cout_g - nob * OCB), nwb = (OW + WB - 1) / WB;
+  // Channel tiles: full OCB-wide ones, then the remainder as at most one 4-, one 2- and one 1-wide tile.
+  const int nob = cout_g / OCB, rem = cout_g - nob * OCB;
+  const int ntiles_c = nob + (rem >= 4) + ((rem & 3) >= 2) + (rem & 1), nwb = (OW + WB - 1) / WB;
   Policy policy(N * G * nrb, 1);
   Kokkos::parallel_for(
       "conv2d_direct", policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(rows_len))),
@@ -132,11 +148,15 @@ void conv2d_direct(const ConvSpec& s, CTensor<T> in, CTensor<T> w, CVec<T> b, Te
         Kokkos::parallel_for(Kokkos::TeamThreadRange(m, cin_g * in_rows), [&](const int cr) {
           const int ic = cr / in_rows, ih = ih0 + cr % in_rows;
           T* dst = &rows(cr * wp);
-          const bool inside = ih >= 0 && ih < H;
-          for (int x = 0; x < wp; ++x) {
-            const int iw = x - s.pad_w;
-            dst[x] = (inside && iw >= 0 && iw < W) ? in(n, g * cin_g + ic, ih, iw) : T(0);
+          // Zeros left of the input, the input row, zeros right of it: three plain loops.
+          const int lo = ih >= 0 && ih < H ? (s.pad_w < wp ? s.pad_w : wp) : wp;
+          const int hi = ih >= 0 && ih < H ? (s.pad_w + W < wp ? s.pad_w + W : wp) : wp;
+          for (int x = 0; x < lo; ++x) dst[x] = T(0);
+          if (lo < hi) {
+            const T* src = &in(n, g * cin_g + ic, ih, 0) - s.pad_w;
+            for (int x = lo; x < hi; ++x) dst[x] = src[x];
           }
+          for (int x = hi; x < wp; ++x) dst[x] = T(0);
         });
         m.team_barrier();
         const T* rp = &rows(0);
@@ -145,15 +165,22 @@ void conv2d_direct(const ConvSpec& s, CTensor<T> in, CTensor<T> w, CVec<T> b, Te
         Kokkos::parallel_for(Kokkos::TeamThreadRange(m, nr * ntiles_c * nwb), [&](const int t) {
           const int lo = t / (ntiles_c * nwb), ob = (t / nwb) % ntiles_c, ow0 = (t % nwb) * WB;
           const int oh = oh0 + lo, r0 = lo * s.stride;
-          if (ob < nob) {
-            const int oc0 = g * cout_g + ob * OCB;
-            if (s1) detail::direct_block<T, OCB, WB, true>(s, rp, ic_stride, wp, r0, wg, b, out, n, oc0, oh, ow0, OW);
-            else detail::direct_block<T, OCB, WB, false>(s, rp, ic_stride, wp, r0, wg, b, out, n, oc0, oh, ow0, OW);
-          } else {  // leftover channels when C_out/g is not a multiple of OCB: one at a time
-            const int oc0 = g * cout_g + nob * OCB + (ob - nob);
-            if (s1) detail::direct_block<T, 1, WB, true>(s, rp, ic_stride, wp, r0, wg, b, out, n, oc0, oh, ow0, OW);
-            else detail::direct_block<T, 1, WB, false>(s, rp, ic_stride, wp, r0, wg, b, out, n, oc0, oh, ow0, OW);
+          // Width and first channel of channel tile ob.
+          int width = OCB, oc0 = g * cout_g + ob * OCB;
+          if (ob >= nob) {  // tiles of the remainder, in order: [4] [2] [1]
+            const int k = ob - nob, has4 = rem >= 4 ? 1 : 0, has2 = (rem & 3) >= 2 ? 1 : 0;
+            int off = nob * OCB;
+            if (k < has4) {
+              width = 4;
+            } else if (k < has4 + has2) {
+              width = 2, off += 4 * has4;
+            } else {
+              width = 1, off += 4 * has4 + 2 * has2;
+            }
+            oc0 = g * cout_g + off;
           }
+          if (s1) detail::direct_dispatch<T, OCB, WB, true>(width, s, rp, ic_stride, wp, r0, wg, b, out, n, oc0, oh, ow0, OW);
+          else detail::direct_dispatch<T, OCB, WB, false>(width, s, rp, ic_stride, wp, r0, wg, b, out, n, oc0, oh, ow0, OW);
         });
       });
 }

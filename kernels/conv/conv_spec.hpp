@@ -3,6 +3,7 @@
 // reference, oneDNN, the parameter/FLOP counters and the receptive-field
 // composition read. NCHW activations, OIHW weights (groups split C_in and
 // C_out into g equal slices, weights [C_out][C_in/g][kh][kw]).
+#include <Kokkos_Macros.hpp>
 #include <cstdint>
 #include <string>
 
@@ -21,15 +22,15 @@ struct ConvSpec {
   bool bias = false;
   Act act = Act::none;
 
-  int cin_g() const { return c_in / groups; }
-  int cout_g() const { return c_out / groups; }
-  int out_h(int h) const { return (h + 2 * pad_h - kh) / stride + 1; }
-  int out_w(int w) const { return (w + 2 * pad_w - kw) / stride + 1; }
+  KOKKOS_INLINE_FUNCTION int cin_g() const { return c_in / groups; }
+  KOKKOS_INLINE_FUNCTION int cout_g() const { return c_out / groups; }
+  KOKKOS_INLINE_FUNCTION int out_h(int h) const { return (h + 2 * pad_h - kh) / stride + 1; }
+  KOKKOS_INLINE_FUNCTION int out_w(int w) const { return (w + 2 * pad_w - kw) / stride + 1; }
   // Terms summed per output element: the accumulation length L of the error bound.
-  int64_t accumulation_length() const { return int64_t(cin_g()) * kh * kw + (bias ? 1 : 0); }
-  int64_t weight_count() const { return int64_t(c_out) * cin_g() * kh * kw; }
+  KOKKOS_INLINE_FUNCTION int64_t accumulation_length() const { return int64_t(cin_g()) * kh * kw + (bias ? 1 : 0); }
+  KOKKOS_INLINE_FUNCTION int64_t weight_count() const { return int64_t(c_out) * cin_g() * kh * kw; }
   // Multiply-adds per output element (a bias add counts as one more add).
-  int64_t macs_per_output() const { return int64_t(cin_g()) * kh * kw; }
+  KOKKOS_INLINE_FUNCTION int64_t macs_per_output() const { return int64_t(cin_g()) * kh * kw; }
 };
 
 // Throws sp::InputError (one line) for a layer that cannot run on an

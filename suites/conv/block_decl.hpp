@@ -44,6 +44,23 @@ inline std::vector<ParamSet> shapes(const std::vector<std::pair<std::string, std
           {Size::large, p(32, 64, 56, 56, extra)}};
 }
 
+// One k x k conv C -> C_out (C_out from the key cout_key): the structure most blocks replace.
+inline Structure single(const std::string& name, int k, const char* cout_key = "C", Act act = Act::none) {
+  return {name,
+          [=](const Params& p) {
+            Net net = input(p);
+            net.conv(0, layer(k, k, I(p, "C"), I(p, cout_key), act));
+            return net;
+          },
+          [=](const Params& p) {
+            Prediction pr;
+            pr.params = models::conv_params(k, k, I(p, "C"), I(p, cout_key));
+            pr.macs = pixels(p) * pr.params;
+            pr.rf = models::receptive_field(1, k);
+            return pr;
+          }};
+}
+
 inline Declaration block(const std::string& name, const std::string& summary, std::vector<ParamSet> sets,
                          const Structure& blk, const Structure& old, BlockRatio ratio, const std::string& source) {
   Declaration d;

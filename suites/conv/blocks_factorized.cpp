@@ -42,20 +42,15 @@ std::vector<sp::ParamSet> stack_sets() {
   return s;
 }
 
-Declaration stack7() {
-  return block("block_stack7", "three stacked 3x3 vs one 7x7 (same receptive field 7)", stack_sets(), stack(3, 3),
-               stack(1, 7),
-               {[](const Params& p) { return models::stacked_params(1, 7, I(p, "C"), B(p)) / models::stacked_params(3, 3, I(p, "C"), B(p)); },
-                "49C^2/27C^2 (VGG 2.3; with biases (49C+1)/(27C+3))"},
+// n stacked 3x3 vs one k x k with the same receptive field k = 1 + 2n.
+Declaration stacked_vs_single(int n, int k) {
+  const std::string ks = std::to_string(k);
+  return block("block_stack" + ks, std::to_string(n) + " stacked 3x3 vs one " + ks + "x" + ks + " (same receptive field " + ks + ")",
+               stack_sets(), stack(n, 3), stack(1, k),
+               {[n, k](const Params& p) { return models::stacked_params(1, k, I(p, "C"), B(p)) / models::stacked_params(n, 3, I(p, "C"), B(p)); },
+                std::to_string(k * k) + "C^2/" + std::to_string(9 * n) + "C^2 (VGG 2.3; with biases (" + std::to_string(k * k) +
+                    "C+1)/(" + std::to_string(9 * n) + "C+" + std::to_string(n) + "))"},
                "MODELS.md Lightweight convolution: VGG 2.3, seed 000");
-}
-
-Declaration stack5() {
-  return block("block_stack5", "two stacked 3x3 vs one 5x5 (same receptive field 5)", stack_sets(), stack(2, 3),
-               stack(1, 5),
-               {[](const Params& p) { return models::stacked_params(1, 5, I(p, "C"), B(p)) / models::stacked_params(2, 3, I(p, "C"), B(p)); },
-                "25C^2/18C^2 (VGG 2.3)"},
-               "MODELS.md Lightweight convolution: VGG 2.3");
 }
 
 Declaration asym() {
@@ -74,38 +69,9 @@ Declaration asym() {
                   pr.rf = 3;
                   return pr;
                 }};
-  Structure old{"3x3",
-                [](const Params& p) {
-                  Net net = input(p);
-                  net.conv(0, layer(3, 3, I(p, "C"), I(p, "C")));
-                  return net;
-                },
-                [](const Params& p) {
-                  Prediction pr;
-                  pr.params = models::conv_params(3, 3, I(p, "C"), I(p, "C"));
-                  pr.macs = pixels(p) * pr.params;
-                  pr.rf = 3;
-                  return pr;
-                }};
-  return block("block_asym", "1x3 then 3x1 vs 3x3 (Inception-v3: saves 33%)", shapes({}, {}), blk, old,
+  return block("block_asym", "1x3 then 3x1 vs 3x3 (Inception-v3: saves 33%)", shapes({}, {}), blk, single("3x3", 3),
                {[](const Params&) { return 1 / models::asymmetric_ratio(3); }, "n^2/2n = 3/2, a 33% saving (Inception-v3 3)"},
                "MODELS.md Lightweight convolution: Inception-v3 3");
-}
-
-Structure plain3x3(const char* cout_key) {
-  return {"standard3x3",
-          [cout_key](const Params& p) {
-            Net net = input(p);
-            net.conv(0, layer(3, 3, I(p, "C"), I(p, cout_key)));
-            return net;
-          },
-          [cout_key](const Params& p) {
-            Prediction pr;
-            pr.params = models::conv_params(3, 3, I(p, "C"), I(p, cout_key));
-            pr.macs = pixels(p) * pr.params;
-            pr.rf = 3;
-            return pr;
-          }};
 }
 
 Declaration bottleneck() {
@@ -124,7 +90,7 @@ Declaration bottleneck() {
                   return pr;
                 }};
   return block("block_bottleneck", "1x1 M->K then 3x3 K->N vs 3x3 M->N (M = N = C)", shapes({{"K", "3"}}, {{"K", "16"}}),
-               blk, plain3x3("C"),
+               blk, single("standard3x3", 3),
                {[](const Params& p) {
                   return models::conv_params(3, 3, I(p, "C"), I(p, "C")) / models::bottleneck_params(I(p, "C"), I(p, "K"), I(p, "C"), 3);
                 },
@@ -149,7 +115,7 @@ Declaration separable() {
                   return pr;
                 }};
   return block("block_separable", "depthwise 3x3 + pointwise vs standard 3x3 (MobileNet)", shapes({}, {}), blk,
-               plain3x3("C"),
+               single("standard3x3", 3),
                {[](const Params& p) { return 1 / models::separable_ratio(I(p, "C"), 3); }, "1/(1/N + 1/k^2) (MobileNet 3.1)"},
                "MODELS.md Lightweight convolution: MobileNet 3.1");
 }
@@ -175,7 +141,7 @@ Declaration group() {
     sets.push_back({sp::Size::medium, sets[3].params});
     sets.back().params.set("g", g);
   }
-  return block("block_group", "group conv 3x3 with g groups vs standard 3x3", sets, blk, plain3x3("C"),
+  return block("block_group", "group conv 3x3 with g groups vs standard 3x3", sets, blk, single("standard3x3", 3),
                {[](const Params& p) { return double(p.i("g")); }, "g (MODELS.md group conv row)"},
                "MODELS.md Lightweight convolution: group conv");
 }
@@ -202,14 +168,14 @@ Declaration ghost() {
                   return pr;
                 }};
   return block("block_ghost", "Ghost module (ratio s, cheap d x d) vs standard 3x3", shapes({{"s", "3"}, {"d", "3"}}, {{"s", "2"}, {"d", "3"}}),
-               blk, plain3x3("C"),
+               blk, single("standard3x3", 3),
                {[](const Params& p) { return models::ghost_speedup(I(p, "C"), 3, I(p, "s"), I(p, "d")); },
                 "r_s = ck^2/((1/s)ck^2 + ((s-1)/s)d^2) ~ s (GhostNet 3.1; exact when s divides C)"},
                "MODELS.md Lightweight convolution: GhostNet 3.1");
 }
 
-SP_REGISTER_TECHNIQUE(ConvTechnique<float>, stack7());
-SP_REGISTER_TECHNIQUE(ConvTechnique<float>, stack5());
+SP_REGISTER_TECHNIQUE(ConvTechnique<float>, stacked_vs_single(3, 7));
+SP_REGISTER_TECHNIQUE(ConvTechnique<float>, stacked_vs_single(2, 5));
 SP_REGISTER_TECHNIQUE(ConvTechnique<float>, asym());
 SP_REGISTER_TECHNIQUE(ConvTechnique<float>, bottleneck());
 SP_REGISTER_TECHNIQUE(ConvTechnique<float>, separable());

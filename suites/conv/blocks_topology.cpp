@@ -113,21 +113,8 @@ Declaration inception() {
                   pr.rf = 5;  // the widest branch
                   return pr;
                 }};
-  Structure old{"single5x5",
-                [](const Params& p) {
-                  Net net = input(p);
-                  net.conv(0, layer(5, 5, I(p, "C"), I(p, "C"), Act::relu));
-                  return net;
-                },
-                [](const Params& p) {
-                  Prediction pr;
-                  pr.params = models::conv_params(5, 5, I(p, "C"), I(p, "C"));
-                  pr.macs = pixels(p) * pr.params;
-                  pr.rf = 5;
-                  return pr;
-                }};
   return block("block_inception", "parallel 1x1/3x3/5x5 branches concatenated vs one 5x5 (same field)",
-               shapes({}, {}), blk, old,
+               shapes({}, {}), blk, single("single5x5", 5, "C", Act::relu),
                {[widths](const Params& p) {
                   const double c = I(p, "C");
                   const auto w = widths(p);

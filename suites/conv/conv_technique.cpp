@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "scaleproof/compare.hpp"
 #include "scaleproof/kokkos_compat.hpp"
@@ -17,6 +20,19 @@ bool onednn_usable(bool fp32) {
   (void)fp32;
   return false;
 #endif
+}
+
+bool cudnn_usable(bool fp32) {
+#ifdef SP_HAVE_CUDNN
+  return fp32 && !Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
+#else
+  (void)fp32;
+  return false;
+#endif
+}
+
+bool usable(Backend be, bool fp32) {
+  return be == Backend::onednn ? onednn_usable(fp32) : be == Backend::cudnn ? cudnn_usable(fp32) : true;
 }
 
 int pad_of(const Params& p, int k) {
@@ -63,18 +79,20 @@ template <class T>
 ConvTechnique<T>::ConvTechnique(Declaration d) : Technique(d.info), decl_(std::move(d)) {
   const bool fp32 = std::is_same<T, float>::value;
   info_.variants.clear();
-  for (auto& v : decl_.defs)
-    if (v.be != Backend::onednn || onednn_usable(fp32)) info_.variants.push_back(v.name);
-#ifdef SP_HAVE_ONEDNN
-  if (fp32) info_.baseline = decl_.baseline_def;
-#endif
+  info_.baseline.clear();
+  // The baseline is the declared oneDNN variant on a host build, cuDNN on a CUDA build.
+  for (auto& v : decl_.defs) {
+    if (!usable(v.be, fp32)) continue;
+    info_.variants.push_back(v.name);
+    if (v.be == Backend::cudnn || v.name == decl_.baseline_def) info_.baseline = v.name;
+  }
 }
 
 template <class T>
 std::vector<std::string> ConvTechnique<T>::available_variants() const {
   std::vector<std::string> v;
   for (auto& d : decl_.defs)
-    if (d.be != Backend::onednn || onednn_usable(std::is_same<T, float>::value)) v.push_back(d.name);
+    if (usable(d.be, std::is_same<T, float>::value)) v.push_back(d.name);
   return v;
 }
 
@@ -180,6 +198,11 @@ void ConvTechnique<T>::report_counters(const std::string& variant, std::map<std:
   // later variant's verdicts can compare the two structures of a block.
   for (auto& [v, e] : exec_) out["params." + v] = static_cast<double>(e->params_allocated());
   for (auto& [v, t] : tmin_) out["tmin." + v] = t;
+#ifdef _OPENMP
+  // oneDNN's OpenMP runtime uses omp_get_max_threads(), which Kokkos set at
+  // initialize: recorded so a result shows both ran on the same threads.
+  if (def(variant).be == Backend::onednn) out["vendor_threads"] = omp_get_max_threads();
+#endif
 }
 
 template <class T>
@@ -211,7 +234,7 @@ void ConvTechnique<T>::predict(const Params& p, const std::string& variant, cons
     v.note = buf;
     out.push_back(v);
   }
-  if (d.be == Backend::onednn) return;  // the structure's predictions are judged once, on the project's variant
+  if (d.be == Backend::onednn || d.be == Backend::cudnn) return;  // the structure's predictions are judged once, on the project's variant
   const Prediction pr = d.predict(p);
   const auto cnt = [&](const char* k) { return m.counters.count(k) ? m.counters.at(k) : -1.0; };
   if (pr.params >= 0)

@@ -44,8 +44,10 @@ struct Declaration {
   std::string baseline_def;  // def name of the vendor baseline ("" = none)
 };
 
-// Variants of a declaration that this build can run (oneDNN: fp32, host memory).
+// Vendor back ends this build can run: oneDNN (fp32, host memory), cuDNN (fp32, CUDA memory).
 bool onednn_usable(bool fp32);
+bool cudnn_usable(bool fp32);
+bool usable(Backend be, bool fp32);
 
 // Pad value: an integer or "same" ((k - 1) / 2, odd k).
 int pad_of(const Params& p, int k);

@@ -41,4 +41,8 @@ if(SP_BUILD_TESTS)
   sp_conv_cli(depthwise_kernel_too_large bench --technique conv_depthwise --set k=99 --set pad=0)
   sp_conv_cli(unknown_activation check --technique conv_pointwise --set act=tanh)
   sp_conv_cli(block_groups_not_dividing run --technique block_group --set g=7)
+  sp_conv_cli(table_without_results conv-table /nonexistent/results)
 endif()
+
+# `scaleproof conv-table` reads results JSON.
+target_link_libraries(${SP_FAMILY_TARGET} PUBLIC nlohmann_json::nlohmann_json CLI11::CLI11)

@@ -2,7 +2,7 @@
 // Allocates and runs a Net: weights filled deterministically (kept on the
 // host too, for the reference), one activation tensor per node, and the
 // convolutions done by one back end: the project's direct kernel, im2col +
-// the project's GEMM, or oneDNN (fp32, host memory). Parameters are counted
+// the project's GEMM, oneDNN (fp32, host memory) or cuDNN (fp32, device memory). Parameters are counted
 // from what is allocated here, not from a formula.
 #include <Kokkos_Core.hpp>
 #include <cmath>
@@ -15,11 +15,12 @@
 #include "kernels/conv/conv_direct.hpp"
 #include "kernels/conv/conv_im2col.hpp"
 #include "suites/conv/conv_net.hpp"
+#include "suites/conv/cudnn_conv.hpp"
 #include "suites/conv/onednn_conv.hpp"
 
 namespace sp::conv {
 
-enum class Backend { direct, im2col, onednn };
+enum class Backend { direct, im2col, onednn, cudnn };
 
 // Deterministic inputs with mixed signs, scaled by 1/sqrt(scale_by) so that
 // activations stay O(1) through stacked layers.
@@ -62,21 +63,16 @@ class NetExec {
     if (be_ == Backend::im2col) col_ = Kokkos::View<T**, Kokkos::LayoutRight>("conv_col", 1, col);
   }
 
-  // Binds the input tensor (its storage must outlive this object).
+  // Binds the input tensor (its storage must outlive this object); a vendor
+  // back end builds one primitive per conv layer on the bound pointers.
   void bind(Tensor<T> x) {
     act_[0] = x;
-    if (be_ != Backend::onednn) return;
     if constexpr (std::is_same<T, float>::value) {
+#ifdef SP_HAVE_CUDNN
+      if (be_ == Backend::cudnn) make_vendor(cudnn_);
+#endif
 #ifdef SP_HAVE_ONEDNN
-      onednn_.clear();
-      onednn_.resize(act_.size());
-      const auto& nodes = net_.nodes();
-      for (size_t i = 1; i < nodes.size(); ++i) {
-        if (nodes[i].op != Op::conv) continue;
-        const Node& a = nodes[nodes[i].in[0]];
-        onednn_[i] = std::make_unique<OnednnConv>(nodes[i].spec, net_.batch(), a.h, a.w, act_[nodes[i].in[0]].data(),
-                                                  w_[i].data(), b_[i].data(), act_[i].data());
-      }
+      if (be_ == Backend::onednn) make_vendor(onednn_);
 #endif
     }
   }
@@ -131,6 +127,19 @@ class NetExec {
                                                                                 v.extent(2), v.extent(3)));
   }
 
+  template <class Vendor>
+  void make_vendor(std::vector<std::unique_ptr<Vendor>>& prims) {
+    const auto& nodes = net_.nodes();
+    prims.clear();
+    prims.resize(nodes.size());
+    for (size_t i = 1; i < nodes.size(); ++i) {
+      if (nodes[i].op != Op::conv) continue;
+      const Node& a = nodes[nodes[i].in[0]];
+      prims[i] = std::make_unique<Vendor>(nodes[i].spec, net_.batch(), a.h, a.w, act_[nodes[i].in[0]].data(),
+                                          w_[i].data(), b_[i].data(), act_[i].data());
+    }
+  }
+
   void run_conv(size_t i) {
     const Node& nd = net_.nodes()[i];
     if (be_ == Backend::direct) {
@@ -140,9 +149,13 @@ class NetExec {
                        Kokkos::View<T**, Kokkos::LayoutRight>(col_.data(), im2col_rows(nd.spec),
                                                               im2col_cols(nd.spec, net_.nodes()[nd.in[0]].h,
                                                                           net_.nodes()[nd.in[0]].w)));
-    } else {
+    } else if (be_ == Backend::onednn) {
 #ifdef SP_HAVE_ONEDNN
       if constexpr (std::is_same<T, float>::value) onednn_[i]->run();
+#endif
+    } else {
+#ifdef SP_HAVE_CUDNN
+      if constexpr (std::is_same<T, float>::value) cudnn_[i]->run();
 #endif
     }
   }
@@ -155,6 +168,9 @@ class NetExec {
   Kokkos::View<T**, Kokkos::LayoutRight> col_;
 #ifdef SP_HAVE_ONEDNN
   std::vector<std::unique_ptr<OnednnConv>> onednn_;
+#endif
+#ifdef SP_HAVE_CUDNN
+  std::vector<std::unique_ptr<CudnnConv>> cudnn_;
 #endif
 };
 
