@@ -3,7 +3,8 @@
 # reference/<family> sources. Its techniques register themselves, so adding
 # a technique or a family never edits the harness or this file.
 # A family needing extra libraries adds suites/<family>/family.cmake, which
-# sees the target name in SP_FAMILY_TARGET.
+# sees the target name in SP_FAMILY_TARGET and the family in SP_FAMILY, and
+# may use the test helpers of cmake/ScaleProofTesting.cmake.
 file(GLOB _sp_families LIST_DIRECTORIES true CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/suites/*)
 set(SP_FAMILY_TARGETS "")
 foreach(_dir ${_sp_families})
@@ -18,6 +19,7 @@ foreach(_dir ${_sp_families})
   if(NOT _srcs)
     continue()
   endif()
+  set(SP_FAMILY ${_fam})
   set(SP_FAMILY_TARGET sp_family_${_fam})
   add_library(${SP_FAMILY_TARGET} OBJECT ${_srcs})
   target_link_libraries(${SP_FAMILY_TARGET} PUBLIC sp_core)
@@ -26,3 +28,4 @@ foreach(_dir ${_sp_families})
   endif()
   list(APPEND SP_FAMILY_TARGETS ${SP_FAMILY_TARGET})
 endforeach()
+unset(SP_FAMILY)

@@ -20,28 +20,18 @@ endif()
 if(SP_BUILD_TESTS)
   # Unit tests of the family: closed forms vs counted layers, receptive-field
   # composition, the checker rejecting a wrong kernel, bad-input validation.
-  include(GoogleTest)
-  add_executable(sp_conv_tests ${CMAKE_CURRENT_LIST_DIR}/tests/test_conv_models.cpp
-                               ${CMAKE_CURRENT_LIST_DIR}/tests/test_conv_check.cpp
-                               ${PROJECT_SOURCE_DIR}/harness/tests/test_main.cpp)
-  target_link_libraries(sp_conv_tests PRIVATE ${SP_FAMILY_TARGET} sp_core GTest::gtest)
-  gtest_discover_tests(sp_conv_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS unit
-    ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false")
+  sp_unit_tests(sp_conv_tests ${CMAKE_CURRENT_LIST_DIR}/tests/test_conv_models.cpp
+                              ${CMAKE_CURRENT_LIST_DIR}/tests/test_conv_check.cpp)
 
-  # Bad input: one line on stderr, exit 2, nothing written (harness/tests/cli_test.sh).
-  function(sp_conv_cli name)
-    add_test(NAME cli_conv_${name} COMMAND bash ${PROJECT_SOURCE_DIR}/harness/tests/cli_test.sh
-             $<TARGET_FILE:scaleproof> 2 ${ARGN})
-    set_tests_properties(cli_conv_${name} PROPERTIES LABELS cli ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false")
-  endfunction()
-  sp_conv_cli(stride_zero check --technique conv2d --set stride=0)
-  sp_conv_cli(negative_pad check --technique conv2d --set pad=-1)
-  sp_conv_cli(groups_not_dividing check --technique conv2d --set groups=5)
-  sp_conv_cli(kernel_too_large check --technique conv2d --set kh=40 --set pad=0)
-  sp_conv_cli(depthwise_kernel_too_large bench --technique conv_depthwise --set k=99 --set pad=0)
-  sp_conv_cli(unknown_activation check --technique conv_pointwise --set act=tanh)
-  sp_conv_cli(block_groups_not_dividing run --technique block_group --set g=7)
-  sp_conv_cli(table_without_results conv-table /nonexistent/results)
+  # Bad input: one line on stderr, exit 2, nothing written.
+  sp_cli_test(conv_stride_zero 2 check --technique conv2d --set stride=0)
+  sp_cli_test(conv_negative_pad 2 check --technique conv2d --set pad=-1)
+  sp_cli_test(conv_groups_not_dividing 2 check --technique conv2d --set groups=5)
+  sp_cli_test(conv_kernel_too_large 2 check --technique conv2d --set kh=40 --set pad=0)
+  sp_cli_test(conv_depthwise_kernel_too_large 2 bench --technique conv_depthwise --set k=99 --set pad=0)
+  sp_cli_test(conv_unknown_activation 2 check --technique conv_pointwise --set act=tanh)
+  sp_cli_test(conv_block_groups_not_dividing 2 run --technique block_group --set g=7)
+  sp_cli_test(conv_table_without_results 2 conv-table /nonexistent/results)
 endif()
 
 # `scaleproof conv-table` reads results JSON.

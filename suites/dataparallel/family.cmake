@@ -1,36 +1,21 @@
 # Data-parallel family: unit tests (analytical ZeRO model, MLP kernels vs the
 # reference trainer, memory tracker) and command-line tests of bad input.
 if(SP_BUILD_TESTS)
-  add_executable(sp_dataparallel_tests
-    ${CMAKE_CURRENT_LIST_DIR}/tests/test_zero_model.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/tests/test_dp_train.cpp
-    ${PROJECT_SOURCE_DIR}/harness/tests/test_main.cpp)
-  target_link_libraries(sp_dataparallel_tests PRIVATE sp_harness GTest::gtest ${SP_FAMILY_TARGET})
-  include(GoogleTest)
-  gtest_discover_tests(sp_dataparallel_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS unit
-    ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false")
+  sp_unit_tests(sp_dataparallel_tests ${CMAKE_CURRENT_LIST_DIR}/tests/test_zero_model.cpp
+                                      ${CMAKE_CURRENT_LIST_DIR}/tests/test_dp_train.cpp)
 
-  set(_dp_cli ${PROJECT_SOURCE_DIR}/harness/tests/cli_test.sh)
-  function(sp_dp_cli_test name expect_rc)
-    add_test(NAME cli_dp_${name} COMMAND bash ${_dp_cli} $<TARGET_FILE:scaleproof> ${expect_rc} ${ARGN})
-    set_tests_properties(cli_dp_${name} PROPERTIES LABELS cli ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false")
-  endfunction()
-  sp_dp_cli_test(zero_params_negative 2 model zero --params -5 --ranks 4)
-  sp_dp_cli_test(zero_ranks_zero 2 model zero --params 1e6 --ranks 0)
-  sp_dp_cli_test(zero_ranks_above_params 2 model zero --params 10 --ranks 64)
-  sp_dp_cli_test(zero_bad_precision 2 model zero --params 1e6 --ranks 4 --precision fp8)
-  sp_dp_cli_test(dp_zero_layers 2 check --technique dp_train --set depth=0)
-  sp_dp_cli_test(dp_negative_width 2 run --technique dp_train --set width=-4)
-  sp_dp_cli_test(dp_bad_dtype 2 check --technique dp_train --set dtype=fp8)
+  sp_cli_test(dp_zero_params_negative 2 model zero --params -5 --ranks 4)
+  sp_cli_test(dp_zero_ranks_zero 2 model zero --params 1e6 --ranks 0)
+  sp_cli_test(dp_zero_ranks_above_params 2 model zero --params 10 --ranks 64)
+  sp_cli_test(dp_zero_bad_precision 2 model zero --params 1e6 --ranks 4 --precision fp8)
+  sp_cli_test(dp_dp_zero_layers 2 check --technique dp_train --set depth=0)
+  sp_cli_test(dp_dp_negative_width 2 run --technique dp_train --set width=-4)
+  sp_cli_test(dp_dp_bad_dtype 2 check --technique dp_train --set dtype=fp8)
   if(SP_ENABLE_MPI)
     # Under mpiexec: a batch that does not divide over the ranks, and more ranks
     # than the smallest layer (1x1 output layer: 2 parameters) can be sharded over.
-    add_test(NAME cli_dp_batch_not_divisible COMMAND bash ${_dp_cli} ${MPIEXEC_EXECUTABLE} 2 ${MPIEXEC_NUMPROC_FLAG} 2
-             $<TARGET_FILE:scaleproof> check --technique dp_train --set batch=13)
-    add_test(NAME cli_dp_ranks_above_shardable COMMAND bash ${_dp_cli} ${MPIEXEC_EXECUTABLE} 2 ${MPIEXEC_NUMPROC_FLAG} 3
-             $<TARGET_FILE:scaleproof> check --technique dp_train --set in=1,width=1,depth=1,out=1,batch=12)
-    set_tests_properties(cli_dp_batch_not_divisible cli_dp_ranks_above_shardable PROPERTIES LABELS "cli;mpi"
-      ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false" PROCESSORS 2)
+    sp_cli_test_mpi(dp_batch_not_divisible 2 2 check --technique dp_train --set batch=13)
+    sp_cli_test_mpi(dp_ranks_above_shardable 3 2 check --technique dp_train --set in=1,width=1,depth=1,out=1,batch=12)
     # Every traffic / memory / offload verdict of dp_train at 2 ranks must PASS
     # (--strict: a FAIL exits 1). Timings are not judged (those rows are INFO).
     add_test(NAME dp_verdicts_np2

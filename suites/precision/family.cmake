@@ -11,28 +11,18 @@ endif()
 if(NOT SP_BUILD_TESTS)
   return()
 endif()
-add_executable(sp_precision_tests
+sp_unit_tests(sp_precision_tests
   ${CMAKE_CURRENT_LIST_DIR}/tests/test_float16.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tests/test_loss_scaler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tests/test_quantize.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tests/test_checkpoint_prune.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/tests/test_matmul_strided.cpp
-  ${PROJECT_SOURCE_DIR}/harness/tests/test_main.cpp)
-target_link_libraries(sp_precision_tests PRIVATE sp_harness GTest::gtest ${SP_FAMILY_TARGET})
-include(GoogleTest)
-gtest_discover_tests(sp_precision_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS unit
-  ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false")
+  ${CMAKE_CURRENT_LIST_DIR}/tests/test_matmul_strided.cpp)
 
-function(sp_precision_cli name)
-  add_test(NAME cli_precision_${name}
-           COMMAND bash ${PROJECT_SOURCE_DIR}/harness/tests/cli_test.sh $<TARGET_FILE:scaleproof> 2 ${ARGN})
-  set_tests_properties(cli_precision_${name} PROPERTIES LABELS cli ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false")
-endfunction()
-sp_precision_cli(sparsity_one check --technique pruning --set sparsity=1)
-sp_precision_cli(sparsity_negative check --technique pruning --set sparsity=-0.1)
-sp_precision_cli(sparsity_nan run --technique pruning --set sparsity=nan)
-sp_precision_cli(checkpoint_k_above_n bench --technique checkpointing --set k=30)
-sp_precision_cli(unknown_storage check --technique mp_gemm --set dtype=fp8)
-sp_precision_cli(unknown_scaling check --technique int8_gemm --set scaling=row)
-sp_precision_cli(amp_bad_lr check --technique amp_mlp --set lr=-1)
-sp_precision_cli(amp_unknown_scaler check --technique amp_mlp --set scaling=auto)
+sp_cli_test(precision_sparsity_one 2 check --technique pruning --set sparsity=1)
+sp_cli_test(precision_sparsity_negative 2 check --technique pruning --set sparsity=-0.1)
+sp_cli_test(precision_sparsity_nan 2 run --technique pruning --set sparsity=nan)
+sp_cli_test(precision_checkpoint_k_above_n 2 bench --technique checkpointing --set k=30)
+sp_cli_test(precision_unknown_storage 2 check --technique mp_gemm --set dtype=fp8)
+sp_cli_test(precision_unknown_scaling 2 check --technique int8_gemm --set scaling=row)
+sp_cli_test(precision_amp_bad_lr 2 check --technique amp_mlp --set lr=-1)
+sp_cli_test(precision_amp_unknown_scaler 2 check --technique amp_mlp --set scaling=auto)
