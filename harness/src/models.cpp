@@ -36,6 +36,14 @@ bool split_name(std::string name, MeasuredCase& c) {
   return true;
 }
 
+// JSON has no NaN: nlohmann writes a non-finite double as null, and
+// read_json() maps Google Benchmark's bare nan/inf to null. Read those back
+// as NaN instead of failing on them.
+double number(const nlohmann::json& j, const char* key, double absent = 0.0) {
+  if (!j.contains(key)) return absent;
+  return j[key].is_number() ? j[key].get<double>() : NAN;
+}
+
 }  // namespace
 
 std::vector<MeasuredCase> read_measurements(const nlohmann::json& bench) {
@@ -47,7 +55,9 @@ std::vector<MeasuredCase> read_measurements(const nlohmann::json& bench) {
     MeasuredCase c;
     if (!split_name(b.value("run_name", b.value("name", "")), c)) continue;
     const std::string run_name = c.family + "/" + c.technique + "/" + c.variant + "/" + c.params;
-    const double t = to_seconds(b.at("real_time").get<double>(), b.value("time_unit", "ns"));
+    // The cv aggregate of an all-zero time is NaN (null): nothing to read.
+    const double t = to_seconds(number(b, "real_time", NAN), b.value("time_unit", "ns"));
+    if (std::isnan(t)) continue;
     const std::string type = b.value("run_type", "iteration");
     const std::string agg = b.value("aggregate_name", "");
     if (type == "iteration") times[run_name].push_back(t);
@@ -154,11 +164,11 @@ std::vector<Verdict> verdicts_from_json(const nlohmann::json& j) {
     v.params = e.at("params");
     v.quantity = e.at("quantity");
     v.unit = e.value("unit", "");
-    v.predicted = e.at("predicted");
-    v.measured = e.at("measured");
-    v.band_lo = e.value("band_lo", 0.0);
-    v.ratio = e.value("ratio", 0.0);
-    v.band_hi = e["band_hi"].is_null() ? INFINITY : e["band_hi"].get<double>();
+    v.predicted = number(e, "predicted", NAN);
+    v.measured = number(e, "measured", NAN);
+    v.band_lo = number(e, "band_lo");
+    v.ratio = number(e, "ratio");
+    v.band_hi = e.contains("band_hi") && e["band_hi"].is_number() ? e["band_hi"].get<double>() : INFINITY;
     v.status = e.at("status");
     v.note = e.value("note", "");
     out.push_back(v);

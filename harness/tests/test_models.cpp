@@ -2,6 +2,8 @@
 // from the probes, verdicts follow the declared bands.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "models.hpp"
 
 namespace {
@@ -69,4 +71,21 @@ TEST(Models, FasterThanTheRoofFails) {
       EXPECT_EQ(v.status, "FAIL");  // 200% of the roof: the counts or the roofs are wrong
     }
   EXPECT_TRUE(found);
+}
+
+TEST(Models, NonFiniteValuesReadBackAsNaN) {
+  // A verdict whose prediction is NaN is written as null (JSON has no NaN) and
+  // must read back, not abort the report; a null cv time is skipped.
+  sp::Verdict v{"gemm", "kokkos", "M=1", "q", "s", NAN, 1.0, NAN, 0.5, INFINITY, "INFO", ""};
+  auto back = sp::verdicts_from_json(sp::to_json(std::vector<sp::Verdict>{v}));
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_TRUE(std::isnan(back[0].predicted));
+  EXPECT_TRUE(std::isnan(back[0].ratio));
+  EXPECT_TRUE(std::isinf(back[0].band_hi));
+  nlohmann::json cv = entry("roofline/stream_triad/kokkos/N=1000", 0, 0, 24000, "aggregate", "cv");
+  cv["real_time"] = nullptr;
+  nlohmann::json j = {{"benchmarks", {entry("roofline/stream_triad/kokkos/N=1000", 10, 0, 24000), cv}}};
+  auto m = sp::read_measurements(j);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_DOUBLE_EQ(m[0].m.seconds, 10e-6);
 }
