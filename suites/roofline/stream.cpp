@@ -3,6 +3,10 @@
 #include "kernels/roofline/stream.hpp"
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <string>
 
 #include "reference/roofline/stream_ref.hpp"
 #include "scaleproof/compare.hpp"
@@ -11,6 +15,22 @@
 namespace {
 
 using sp::kernels::StreamOp;
+
+// Largest cache of cpu0 from sysfs (bytes); 0 when unknown.
+double last_level_cache_bytes() {
+  double best = 0;
+  for (int i = 0; i < 8; ++i) {
+    std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/size");
+    std::string s;
+    if (!(f >> s) || s.empty()) continue;
+    double v = std::atof(s.c_str());
+    const char unit = s.back();
+    if (unit == 'K') v *= 1024;
+    if (unit == 'M') v *= 1024 * 1024;
+    best = std::max(best, v);
+  }
+  return best;
+}
 using T = double;
 
 const char* op_name(StreamOp op) {
@@ -67,6 +87,22 @@ class Stream : public sp::Technique {
   }
 
   void run(const std::string&) override { sp::kernels::stream(op_, a_, b_, c_, q_); }
+
+  // STREAM's rule: each array at least 4x the last-level cache, else the
+  // kernel measures cache, not memory, bandwidth; such runs are reported,
+  // not judged against the roof.
+  void predict(const sp::Params& p, const std::string& variant, const sp::Measurement& m, const sp::Machine& machine,
+               std::vector<sp::Verdict>& out) const override {
+    const size_t first = out.size();
+    Technique::predict(p, variant, m, machine, out);
+    const double llc = last_level_cache_bytes();
+    const double array = static_cast<double>(p.i("N")) * sizeof(T);
+    if (llc > 0 && array < 4 * llc)
+      for (size_t i = first; i < out.size(); ++i) {
+        out[i].status = "INFO";
+        out[i].note += "; cache-resident (array < 4x LLC): not judged";
+      }
+  }
 
   sp::CheckResult check(const std::string&) override {
     const int op = static_cast<int>(op_);
