@@ -118,8 +118,6 @@ int cmd_check(const Options& o) {
   return 0;
 }
 
-int threads_now() { return kx::concurrency(); }
-
 std::map<std::string, std::string> context_of(const nlohmann::json& manifest) {
   std::map<std::string, std::string> ctx;
   for (auto& [k, v] : manifest.items()) ctx["sp_" + k] = v.is_string() ? v.get<std::string>() : v.dump();
@@ -260,7 +258,7 @@ int main(int argc, char** argv) {
     Kokkos::initialize(kargc, kargs.data());
     kokkos_up = true;
     heartbeat::start();  // for the watchdog of a parent `scale`/`qualify` (SP_HEARTBEAT_DIR)
-    RunContext rc{command_line, comm::size(), threads_now()};
+    RunContext rc{command_line, comm::size(), kx::concurrency()};
     if (*list) code = cmd_list(o);
     else if (*check) code = cmd_check(o);
     else if (*bench) code = cmd_bench_or_run(o, false, rc);
