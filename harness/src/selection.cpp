@@ -22,6 +22,7 @@ std::vector<Case> select_cases(const Filter& f, int nranks, std::vector<std::str
   }
 
   std::vector<Case> cases;
+  std::string unavailable;  // why a variant asked for by name cannot run (first reason)
   for (auto& r : reg.all()) {
     const bool named = contains(f.techniques, r.info.name);
     if (!f.techniques.empty() && !named) continue;
@@ -32,9 +33,15 @@ std::vector<Case> select_cases(const Filter& f, int nranks, std::vector<std::str
     std::vector<std::string> variants;
     for (auto& v : available)
       if (f.variants.empty() || contains(f.variants, v)) variants.push_back(v);
-    for (auto& v : f.variants)
+    for (auto& v : f.variants) {
       if (named && !contains(r.info.variants, v))
         throw InputError("technique " + r.info.name + " has no variant '" + v + "'");
+      if (contains(r.info.variants, v) && !contains(available, v)) {
+        const std::string why = r.info.name + ": " + r.make()->why_unavailable(v, nranks);
+        if (named) throw InputError(why);
+        if (unavailable.empty()) unavailable = why;
+      }
+    }
     if (!r.info.ranks.accepts(nranks)) {
       if (named)
         throw InputError(r.info.name + " cannot use " + std::to_string(nranks) + " rank(s) (needs " +
@@ -61,6 +68,7 @@ std::vector<Case> select_cases(const Filter& f, int nranks, std::vector<std::str
     for (auto& c : cases) used = used || c.tech->info.param_sets.front().params.has(k);
     if (!used) throw InputError("no selected technique has a parameter '" + k + "'");
   }
+  if (cases.empty() && !unavailable.empty()) throw InputError(unavailable);
   if (cases.empty()) throw InputError("nothing selected: no parameter set matches the filters");
   return cases;
 }

@@ -2,6 +2,7 @@
 # cli_test.sh SCALEPROOF EXPECTED_RC ARGS...: runs scaleproof in an empty
 # folder with --out there; checks the exit code, that an error is exactly one
 # line on stderr naming the problem, and that a failed run wrote nothing.
+# SP_EXPECT_ERR (optional): an extended regex the error line must match.
 set -u
 bin=$1; expect=$2; shift 2
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -19,5 +20,8 @@ if [[ $expect -eq 2 ]]; then
     echo "expected one 'scaleproof: error:' line on stderr, got:"; cat "$work/err"; exit 1
   fi
   if [[ -e "$work/results" ]]; then echo "a failed run created $work/results"; exit 1; fi
+  if [[ -n "${SP_EXPECT_ERR:-}" ]] && ! grep -qE "$SP_EXPECT_ERR" "$work/err"; then
+    echo "the error does not match '$SP_EXPECT_ERR':"; cat "$work/err"; exit 1
+  fi
 fi
 echo "ok: exit $rc"; cat "$work/err"

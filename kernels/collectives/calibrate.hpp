@@ -1,8 +1,19 @@
 #pragma once
 // Run-time calibration of the alpha-beta-gamma model on this machine:
-// alpha and beta from a ping-pong between ranks 0 and 1 (half the round
-// trip, t = alpha + bytes * beta, Hockney 1994), gamma from timing the same
+// alpha and beta from timing messages the way the algorithm sends them
+// (t = alpha + bytes * beta, Hockney 1994), gamma from timing the same
 // Kokkos reduction kernel the algorithms use (seconds per byte reduced).
+//
+// Two link patterns (see link_pattern() in model.hpp):
+// - one way: a ping-pong between ranks 0 and 1, half the round trip timed
+//   by the initiator alone (OSU's osu_latency). Trees, chains and the
+//   parameter server move data one way at a time.
+// - exchange: every rank sends to its right neighbour while receiving from
+//   its left one, timed as one MPI_Sendrecv (a ring step; OSU's osu_bibw
+//   pattern). Ring, Rabenseifner and recursive-doubling steps are such
+//   exchanges; on a shared-memory link both directions share the memory
+//   system, so a one-way beta mispredicts them (measured here: the ring ran
+//   25-35% faster than a ping-pong beta predicted at 256 KiB - 1 MiB).
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cmath>
@@ -60,37 +71,51 @@ inline std::vector<size_t> pingpong_sizes(size_t message_bytes) {
 }
 
 // alpha, beta and gamma for one collective, sampled on the collective's own
-// buffer: ping-pong messages and reduced chunks are cut from successive
-// offsets of `arena` (its contents are clobbered), so they stream through
-// the same memory as the collective and meet the same caches (a small
-// private buffer would stay in cache and time a faster link than the
-// collective sees). A caller may interleave sample() with the timed calls,
-// so that both see the same background load; fit() takes the medians.
+// buffer: messages and reduced chunks are cut from successive offsets of
+// `arena` (its contents are clobbered), so they stream through the same
+// memory as the collective and meet the same caches (a small private buffer
+// would stay in cache and time a faster link than the collective sees). A
+// caller may interleave sample() with the timed calls, so that both see the
+// same background load; fit() takes the medians.
+//
+// The one-way (ping-pong) calibration is always taken: it is the textbook
+// one (Hockney), reported beside the exchange calibration for the algorithms
+// whose steps are exchanges. Their exchanges are timed in the ring's two
+// buffer patterns, half each: into the scratch chunk (a reduce-scatter
+// step) and into the buffer itself (an all-gather step); on this shared-
+// memory machine the destination's state changes the per-byte cost.
 template <class T>
 class Calibrator {
  public:
   // message_bytes: the largest message the algorithm sends; reduce_elems:
   // the chunk it reduces per step; scratch: >= reduce_elems elements.
   Calibrator(Transport& t, size_t message_bytes, size_t reduce_elems, Op op, T* arena, size_t arena_elems,
-             const T* scratch)
-      : t_(t), sizes_(pingpong_sizes(message_bytes)), pp_(sizes_.size()), op_(op), scratch_(scratch) {
+             T* scratch, Link link = Link::one_way)
+      : t_(t), link_(link), sizes_(pingpong_sizes(message_bytes)), pp_(sizes_.size()), ex_(sizes_.size()), op_(op),
+        scratch_(scratch) {
     bytes_ = reinterpret_cast<char*>(arena), nbytes_ = arena_elems * sizeof(T);
     if (nbytes_ < sizes_.back()) own_.assign(sizes_.back(), 1), bytes_ = own_.data(), nbytes_ = own_.size();
     arena_ = arena, elems_ = arena_elems;
     red_ = std::max<size_t>(1, std::min(reduce_elems, arena_elems));
-    sample_pingpong(-1), sample_reduction(-1);  // warm-up
+    sample_links(-1), sample_reduction(-1);  // warm-up
   }
 
+  Link link() const { return link_; }
+
   void sample() {
-    sample_pingpong(k_), sample_reduction(k_);
+    sample_links(k_), sample_reduction(k_);
     ++k_;
   }
 
-  AlphaBetaGamma fit() const {
+  // The calibration of the algorithm's own link pattern.
+  AlphaBetaGamma fit() const { return fit(link_); }
+
+  AlphaBetaGamma fit(Link l) const {
     AlphaBetaGamma m;
+    const auto& samples = l == Link::exchange ? ex_ : pp_;
     if (t_.size() >= 2) {
       std::vector<double> secs;
-      for (auto& v : pp_) secs.push_back(comm::max(v.empty() ? 0.0 : median(v)));
+      for (auto& v : samples) secs.push_back(comm::max(v.empty() ? 0.0 : median(v)));
       // With a bandwidth cluster (m/4, m/2, m), the line through it alone:
       // its intercept then carries the per-message cost of the protocol the
       // algorithm's messages actually use (MPICH's rendezvous above the eager
@@ -105,40 +130,80 @@ class Calibrator {
   }
 
  private:
-  // Half a round trip between ranks 0 and 1 per size (the others wait).
-  void sample_pingpong(long k) {
-    if (t_.size() < 2 || t_.rank() >= 2) return;
+  // One sample per size of each link pattern. Each timed message is
+  // preceded by an untimed empty one between the same partners, so that a
+  // partner still busy elsewhere (skew) is not counted as transfer time.
+  void sample_links(long k) {
+    if (t_.size() < 2) return;
     const std::string saved = t_.phase();
-    t_.set_phase("pingpong");
-    const int other = 1 - t_.rank();
+    t_.set_phase("pingpong");  // calibration traffic, kept apart from the algorithm's phases
     for (size_t s = 0; s < sizes_.size(); ++s) {
-      const size_t b = sizes_[s];
-      char* buf = bytes_ + static_cast<size_t>(k + 1) % (nbytes_ / b) * b;
-      Kokkos::Timer timer;
-      if (t_.rank() == 0) t_.send(buf, b, other), t_.recv(buf, b, other);
-      else t_.recv(buf, b, other), t_.send(buf, b, other);
-      if (k >= 0) pp_[s].push_back(timer.seconds() / 2);
+      const size_t b = sizes_[s], slots = nbytes_ / b, j = static_cast<size_t>(k + 1) % slots;
+      char* buf = bytes_ + j * b;
+      const double one_way = half_round_trip(buf, b);
+      if (k >= 0 && one_way >= 0) pp_[s].push_back(one_way);
+      if (link_ != Link::exchange) continue;
+      // All-gather pattern (into the buffer), then reduce-scatter pattern
+      // (into the scratch, which the reduction sample then finds hot, as the
+      // ring's reduction does).
+      const double in_place = exchange(buf, slots >= 2 ? bytes_ + (j + 1) % slots * b : own_rbuf(b), b);
+      const double to_scratch =
+          exchange(buf, b <= red_ * sizeof(T) ? reinterpret_cast<char*>(scratch_) : own_rbuf(b), b);
+      if (k >= 0) ex_[s].push_back(0.5 * (in_place + to_scratch));
     }
     t_.set_phase(saved);
   }
+  // Ranks 0 and 1; the initiator's half round trip (OSU's osu_latency), -1 elsewhere.
+  double half_round_trip(char* buf, size_t b) {
+    const int r = t_.rank();
+    if (r >= 2) return -1;
+    const int other = 1 - r;
+    char none = 0;
+    if (r == 0) {
+      t_.send(&none, 0, other), t_.recv(&none, 0, other);  // both now at this point
+      Kokkos::Timer timer;
+      t_.send(buf, b, other), t_.recv(buf, b, other);
+      return timer.seconds() / 2;
+    }
+    t_.recv(&none, 0, other), t_.send(&none, 0, other);
+    t_.recv(buf, b, other), t_.send(buf, b, other);
+    return -1;
+  }
+  // Every rank: send b bytes right while receiving b bytes from the left (a ring step).
+  double exchange(const char* buf, char* rbuf, size_t b) {
+    const int p = t_.size(), r = t_.rank(), right = (r + 1) % p, left = (r - 1 + p) % p;
+    char none = 0, got = 0;
+    t_.sendrecv(&none, 0, left, &got, 0, right);  // both partners now at this point
+    t_.sendrecv(&none, 0, right, &got, 0, left);
+    Kokkos::Timer timer;
+    t_.sendrecv(buf, b, right, rbuf, b, left);
+    return timer.seconds();
+  }
+  char* own_rbuf(size_t b) {
+    if (rbuf_.size() < b) rbuf_.assign(b, 0);
+    return rbuf_.data();
+  }
   void sample_reduction(long k) {
-    T* acc = arena_ + static_cast<size_t>(k + 1) % (elems_ / red_) * red_;
+    const size_t slots = elems_ / red_;
+    T* acc = arena_ + static_cast<size_t>(k + 1) % slots * red_;
     Kokkos::Timer timer;
     reduce_into(acc, scratch_, red_, op_);
     if (k >= 0) red_s_.push_back(timer.seconds());
   }
 
   Transport& t_;
+  Link link_;
   std::vector<size_t> sizes_;
-  std::vector<std::vector<double>> pp_;
+  std::vector<std::vector<double>> pp_, ex_;  // per size: one-way and exchange samples
   std::vector<double> red_s_;
   Op op_;
-  const T* scratch_;
+  T* scratch_;
   T* arena_ = nullptr;
   size_t elems_ = 0, red_ = 1;
   char* bytes_ = nullptr;
   size_t nbytes_ = 0;
-  std::vector<char> own_;  // tiny collectives: the latency sizes need more room than their buffer
+  std::vector<char> own_;   // tiny collectives: the latency sizes need more room than their buffer
+  std::vector<char> rbuf_;  // exchange receive room when the buffer holds one message only
   long k_ = 0;
 };
 

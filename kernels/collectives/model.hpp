@@ -59,21 +59,35 @@ inline double busbw_factor(const std::string& coll, int p) {
 
 namespace sp::coll {
 
+// How an algorithm's steps use the links, so alpha and beta are calibrated
+// on the same pattern (calibrate.hpp): ring, Rabenseifner and recursive
+// doubling steps are exchanges (each rank sends and receives at once);
+// binomial trees, chains and the parameter server send one way at a time.
+enum class Link { one_way, exchange };
+inline Link link_pattern(const std::string& coll, const std::string& algo) {
+  const bool rooted = coll == "broadcast" || coll == "reduce";
+  if (!rooted && (algo == "ring" || algo == "ring_nccl" || algo == "rabenseifner" || algo == "recursive_doubling"))
+    return Link::exchange;
+  return Link::one_way;
+}
+
 // The largest message an algorithm sends and the chunk it reduces per step
 // (elements), for calibrating beta and gamma in the same regime.
 struct MessageShape {
   size_t message_bytes, reduce_elems;
+  Link link = Link::one_way;
 };
 inline MessageShape message_shape(const std::string& coll, const std::string& algo, int p, size_t count,
                                   size_t elt) {
   const size_t n = count * elt;
+  const Link l = link_pattern(coll, algo);
   if (algo == "ring" && (coll == "broadcast" || coll == "reduce")) {
     const size_t k = chain_segments(n);
-    return {(n + k - 1) / k, (count + k - 1) / k};
+    return {(n + k - 1) / k, (count + k - 1) / k, l};
   }
-  if (algo == "ring") return {(n + p - 1) / p, (count + p - 1) / p};
-  if (algo == "rabenseifner") return {(n + 1) / 2, (count + 1) / 2};
-  return {n, count};
+  if (algo == "ring") return {(n + p - 1) / p, (count + p - 1) / p, l};
+  if (algo == "rabenseifner") return {(n + 1) / 2, (count + 1) / 2, l};
+  return {n, count, l};
 }
 
 }  // namespace sp::coll

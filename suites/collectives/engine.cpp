@@ -185,11 +185,12 @@ class TypedBuffers : public Engine::Buffers {
       explicit S(Calibrator<T> cal) : c(std::move(cal)) {}
       void sample() override { c.sample(); }
       AlphaBetaGamma fit() const override { return c.fit(); }
+      AlphaBetaGamma fit_one_way() const override { return c.fit(Link::one_way); }
     };
     T* scr = scratch<Kokkos::DefaultHostExecutionSpace>(m.reduce_elems);
     std::fill(scr, scr + m.reduce_elems, from_int<T>(1));  // no stray NaN or subnormal in the timing
     return std::make_unique<S>(
-        Calibrator<T>(t, m.message_bytes, m.reduce_elems, op, hsend_.data(), hsend_.extent(0), scr));
+        Calibrator<T>(t, m.message_bytes, m.reduce_elems, op, hsend_.data(), hsend_.extent(0), scr, m.link));
   }
 
  private:

@@ -48,15 +48,17 @@ class Engine {
   // Seconds of each phase of the last call on this rank (ring and
   // Rabenseifner all-reduce: "reduce-scatter" and "all-gather").
   const std::map<std::string, double>& phase_seconds() const { return phases_; }
-  // alpha, beta (ping-pong) and gamma (reduction kernel) at this algorithm's
-  // message sizes, on this case's buffers, sampled in between timed calls so
-  // that both see the same background load: start, sample() after each
-  // call, then fit(). Collective over ranks; clobbers the buffers
-  // (reset_inputs before a check).
+  // alpha, beta (on the algorithm's link pattern, link_pattern()) and gamma
+  // (reduction kernel) at this algorithm's message sizes, on this case's
+  // buffers, sampled in between timed calls so that both see the same
+  // background load: start, sample() after each call, then fit().
+  // fit_one_way(): the textbook ping-pong calibration, for comparison.
+  // Collective over ranks; clobbers the buffers (reset_inputs before a check).
   struct Sampler {
     virtual ~Sampler() = default;
     virtual void sample() = 0;
     virtual AlphaBetaGamma fit() const = 0;
+    virtual AlphaBetaGamma fit_one_way() const = 0;
   };
   std::unique_ptr<Sampler> calibration(const std::string& algo);
 

@@ -25,4 +25,16 @@ if(SP_BUILD_TESTS)
   # At 3 ranks the power-of-two algorithms must refuse, not fall back silently
   # (all ranks' stderr is checked at once).
   sp_cli_test_mpi(coll_nt_not_power_of_two 3 2 nccl-tests -a rabenseifner -b 8 -e 8)
+  # Two ranks end to end: exchange and ping-pong calibration, model, checks
+  # (exit 1 on any wrong element).
+  sp_cli_test_mpi(coll_nt_two_ranks 2 0 nccl-tests -b 4K -e 256K -f 8 -n 2 -w 1)
+  # The same refusal through the registry: a variant asked for by name that
+  # this rank count cannot run is named with the reason, not "nothing selected".
+  sp_cli_test_mpi(coll_bench_not_power_of_two 3 2 bench --technique all_reduce --variant rabenseifner --size small)
+  sp_cli_test_mpi(coll_family_not_power_of_two 3 2 bench --family collectives --variant recursive_doubling --size small)
+  foreach(t coll_nt_not_power_of_two coll_bench_not_power_of_two coll_family_not_power_of_two)
+    if(TEST cli_${t})
+      set_property(TEST cli_${t} APPEND PROPERTY ENVIRONMENT "SP_EXPECT_ERR=needs a power-of-two rank count \\(got 3\\)")
+    endif()
+  endforeach()
 endif()

@@ -15,7 +15,6 @@
 #include <cmath>
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -23,6 +22,7 @@
 #include "scaleproof/registry.hpp"
 #include "kernels/collectives/calibrate.hpp"
 #include "kernels/collectives/recursive.hpp"
+#include "results.hpp"
 #include "selection.hpp"
 #include "suites/collectives/engine.hpp"
 
@@ -41,7 +41,8 @@ struct Timing {
   long long wrong = -1;    // -1: not checked
   std::map<std::string, double> phases;  // per call: max over ranks of each rank's median
   std::map<std::string, Traffic> traffic;  // this rank's, last call
-  AlphaBetaGamma model;                     // calibrated alongside (modelled algorithms)
+  AlphaBetaGamma model;                     // calibrated alongside on the algorithm's link pattern
+  AlphaBetaGamma model_pp;                  // the same with the one-way (ping-pong) calibration
 };
 
 // Each call is timed on its own between barriers (max over ranks), and the
@@ -74,7 +75,7 @@ std::vector<Timing> measure(std::vector<std::unique_ptr<Engine>>& engines, const
       if (calib[a]) calib[a]->sample();
     }
   for (size_t a = 0; a < k; ++a) {
-    if (calib[a]) t[a].model = calib[a]->fit();
+    if (calib[a]) t[a].model = calib[a]->fit(), t[a].model_pp = calib[a]->fit_one_way();
     t[a].seconds = median(calls[a]);
     for (auto& [name, v] : ph[a]) t[a].phases[name] = comm::max(median(v));
     t[a].traffic = engines[a]->transport().traffic();
@@ -152,15 +153,17 @@ int run(const Options& o) {
                 c.has_root ? o.root : -1, o.iters, o.warmup);
     std::printf("# time: median over calls of the slowest rank; busbw = algbw * %.3g (nccl-tests)\n",
                 busbw_factor(c.name, p));
-    std::printf("#%84s%33s%s\n", "out-of-place", "in-place", "  | in-place: ring phases, alpha-beta model, traffic");
-    std::printf("# %12s %12s %6s %5s %4s %-18s %9s %8s %8s %6s %9s %8s %8s %6s  | %9s %9s %9s %7s %11s %11s\n",
+    std::printf("#%84s%33s%s\n", "out-of-place", "in-place",
+                "  | in-place: ring phases, alpha-beta model (link pattern; ping-pong), traffic");
+    std::printf("# %12s %12s %6s %5s %4s %-18s %9s %8s %8s %6s %9s %8s %8s %6s  | %9s %9s %9s %7s %7s %11s %11s\n",
                 "size", "count", "type", "redop", "root", "algorithm", "time", "algbw", "busbw", "#wrong", "time",
-                "algbw", "busbw", "#wrong", "rs", "ag", "model", "err", "tx/rank", "formula");
-    std::printf("# %12s %12s %6s %5s %4s %-18s %9s %8s %8s %6s %9s %8s %8s %6s  | %9s %9s %9s %7s %11s %11s\n",
+                "algbw", "busbw", "#wrong", "rs", "ag", "model", "err", "err(pp)", "tx/rank", "formula");
+    std::printf("# %12s %12s %6s %5s %4s %-18s %9s %8s %8s %6s %9s %8s %8s %6s  | %9s %9s %9s %7s %7s %11s %11s\n",
                 "(B)", "(elements)", "", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "",
-                "(us)", "(us)", "(us)", "", "(B)", "(B)");
+                "(us)", "(us)", "(us)", "", "", "(B)", "(B)");
   }
   nlohmann::json rows = nlohmann::json::array();
+  long long wrong = 0;  // over every checked call, as nccl-tests' "Out of bounds values"
   std::vector<std::string> summary;  // model and traffic at the largest size, per algorithm
   for (size_t bytes : sizes) {
     CaseSpec s = base;
@@ -177,8 +180,13 @@ int run(const Options& o) {
       const std::string& algo = algos[ai];
       const bool model = !o.no_model && has_model(algo);
       const Timing t[2] = {timed[0][ai], timed[1][ai]};
+      wrong += std::max(0LL, t[0].wrong) + std::max(0LL, t[1].wrong);
       const AlphaBetaGamma abg = t[1].model;
       const double pred = model ? predict_seconds(c.name, algo, p, S, abg) : NAN;
+      const bool exchange = model && link_pattern(c.name, algo) == Link::exchange;
+      AlphaBetaGamma pp = t[1].model_pp;
+      pp.gamma = abg.gamma;
+      const double pred_pp = exchange ? predict_seconds(c.name, algo, p, S, pp) : NAN;
       double tx = 0, tx_formula = 0;
       for (auto& [ph, tr] : t[1].traffic)
         if (ph != "pingpong") tx += static_cast<double>(tr.bytes_sent);  // not the calibration's
@@ -194,13 +202,14 @@ int run(const Options& o) {
       };
       auto bw = [&](double sec) { return sec > 0 ? S / sec / 1e9 : 0.0; };
       if (rank == 0) {
-        std::printf("  %12zu %12zu %6s %5s %4d %-18s %9.1f %8.2f %8.2f %6s %9.1f %8.2f %8.2f %6s  | %9s %9s %9s %7s %11.0f %11s\n",
+        std::printf("  %12zu %12zu %6s %5s %4d %-18s %9.1f %8.2f %8.2f %6s %9.1f %8.2f %8.2f %6s  | %9s %9s %9s %7s %7s %11.0f %11s\n",
                     s.bytes(), s.count, nccl_type_name(s.dtype), c.has_op ? op_name(s.op) : "none",
                     c.has_root ? s.root : -1, algo.c_str(), t[0].seconds * 1e6, bw(t[0].seconds),
                     bw(t[0].seconds) * F, fmt_wrong(t[0].wrong).c_str(), t[1].seconds * 1e6, bw(t[1].seconds),
                     bw(t[1].seconds) * F, fmt_wrong(t[1].wrong).c_str(), num(ph("reduce-scatter"), "%.1f").c_str(),
                     num(ph("all-gather"), "%.1f").c_str(), num(pred * 1e6, "%.1f").c_str(),
-                    num(pred > 0 ? 100 * (t[1].seconds / pred - 1) : NAN, "%+.1f%%").c_str(), tx,
+                    num(pred > 0 ? 100 * (t[1].seconds / pred - 1) : NAN, "%+.1f%%").c_str(),
+                    num(pred_pp > 0 ? 100 * (t[1].seconds / pred_pp - 1) : NAN, "%+.1f%%").c_str(), tx,
                     num(formula.empty() && p > 1 ? NAN : tx_formula, "%.0f").c_str());
         auto opt = [](double v) { return std::isnan(v) ? nlohmann::json() : nlohmann::json(v); };
         rows.push_back({{"collective", c.name}, {"algorithm", algo}, {"ranks", p}, {"size_B", s.bytes()},
@@ -210,15 +219,21 @@ int run(const Options& o) {
                         {"algbw_GBps", bw(t[1].seconds)}, {"busbw_GBps", bw(t[1].seconds) * F},
                         {"rs_us", opt(ph("reduce-scatter"))}, {"ag_us", opt(ph("all-gather"))},
                         {"alpha_s", abg.alpha}, {"beta_s_per_B", abg.beta}, {"gamma_s_per_B", abg.gamma},
-                        {"model_us", opt(pred * 1e6)}, {"tx_per_rank_B", tx}, {"tx_formula_B", tx_formula}});
+                        {"model_us", opt(pred * 1e6)}, {"link", exchange ? "exchange" : "one-way"},
+                        {"pingpong_alpha_s", t[1].model_pp.alpha}, {"pingpong_beta_s_per_B", t[1].model_pp.beta},
+                        {"model_pingpong_us", opt(pred_pp * 1e6)}, {"tx_per_rank_B", tx}, {"tx_formula_B", tx_formula}});
       }
       if (bytes != sizes.back()) continue;
-      char line[256];
+      char line[320];
       if (model) {
-        std::snprintf(line, sizeof line,
-                      "#   %s at %zu B: alpha %.3g us, beta %.4g ns/B (%.2f GB/s), gamma %.4g ns/B (%.2f GB/s)",
-                      algo.c_str(), s.bytes(), abg.alpha * 1e6, abg.beta * 1e9, abg.beta > 0 ? 1e-9 / abg.beta : 0.0,
-                      abg.gamma * 1e9, abg.gamma > 0 ? 1e-9 / abg.gamma : 0.0);
+        int w = std::snprintf(line, sizeof line,
+                              "#   %s at %zu B: %s alpha %.3g us, beta %.4g ns/B (%.2f GB/s), gamma %.4g ns/B (%.2f GB/s)",
+                              algo.c_str(), s.bytes(), exchange ? "exchange" : "one-way", abg.alpha * 1e6,
+                              abg.beta * 1e9, abg.beta > 0 ? 1e-9 / abg.beta : 0.0, abg.gamma * 1e9,
+                              abg.gamma > 0 ? 1e-9 / abg.gamma : 0.0);
+        if (exchange && w > 0 && w < static_cast<int>(sizeof line))
+          std::snprintf(line + w, sizeof line - w, "; ping-pong alpha %.3g us, beta %.4g ns/B",
+                        t[1].model_pp.alpha * 1e6, t[1].model_pp.beta * 1e9);
         summary.push_back(line);
       }
       for (auto& [phase, f] : formula) {  // per-phase traffic at the largest size vs the formulas
@@ -233,14 +248,12 @@ int run(const Options& o) {
       }
     }
   }
-  if (rank == 0)
+  if (rank == 0) {
     for (auto& l : summary) std::printf("%s\n", l.c_str());
-  if (rank == 0 && !o.json.empty()) {
-    std::ofstream f(o.json);
-    f << rows.dump(2) << "\n";
-    if (!f) throw InputError("cannot write " + o.json);
+    std::printf("# Out of bounds values : %lld %s\n", wrong, wrong == 0 ? "OK" : "FAILED");
   }
-  return 0;
+  if (rank == 0 && !o.json.empty()) write_file_atomic(o.json, rows.dump(2) + "\n");
+  return wrong == 0 ? 0 : 1;  // as nccl-tests: wrong results fail the run
 }
 
 sp::Registry::Command add(CLI::App& app) {

@@ -73,6 +73,12 @@ class CollectiveTechnique : public sp::Technique {
     return v;
   }
 
+  std::string why_unavailable(const std::string& v, int nranks) const override {
+    if (needs_power_of_two(v) && !is_power_of_two(nranks))
+      return v + " needs a power-of-two rank count (got " + std::to_string(nranks) + ")";
+    return Technique::why_unavailable(v, nranks);
+  }
+
   void validate(const sp::Params& p, int nranks) const override {
     if (!info_.ranks.accepts(nranks)) throw sp::InputError(info_.name + " cannot use " + std::to_string(nranks) + " ranks");
     for (auto& [k, v] : p.items())

@@ -51,12 +51,14 @@ void collect_counters(Engine& e, const std::string& algo, long calls, double cal
     ts.push_back(comm::max(timer.seconds()));
     sampler->sample();
   }
-  const AlphaBetaGamma m = sampler->fit();
+  const AlphaBetaGamma m = sampler->fit(), pp = sampler->fit_one_way();
   out["t_model_check_us"] = median(ts) * 1e6;
   out["alpha_s"] = m.alpha;
   out["beta_s_per_B"] = m.beta;
   out["gamma_s_per_B"] = m.gamma;
   out["model_us"] = predict_seconds(s.name(), algo, p, S, m) * 1e6;
+  out["pingpong_alpha_s"] = pp.alpha;
+  out["pingpong_beta_s_per_B"] = pp.beta;
 }
 
 namespace {
@@ -108,6 +110,18 @@ void judge_case(const sp::Info& info, const CaseSpec& s, const std::string& labe
                     100 * (v.ratio - 1), 100 * (m.seconds / pred - 1));
       v.note = v.note.empty() ? buf : v.note + "; " + buf;
       out.push_back(v);
+      // The textbook calibration (ping-pong alpha and beta) beside it, reported:
+      // for exchange-pattern algorithms it shows how far a one-way beta is off.
+      if (link_pattern(coll, algo) == Link::exchange && !std::isnan(counter(m, "pingpong_beta_s_per_B"))) {
+        const AlphaBetaGamma one{counter(m, "pingpong_alpha_s"), counter(m, "pingpong_beta_s_per_B"), abg.gamma};
+        auto w = make(info, label, algo, "time (alpha-beta, ping-pong calibration)", "us",
+                      predict_seconds(coll, algo, p, S, one) * 1e6, checked * 1e6);
+        band(w, 0, INFINITY, false, "one-way beta on an exchange-pattern algorithm (reported)");
+        std::snprintf(buf, sizeof buf, "alpha %.3g us, beta %.3g GB/s; err %+.1f%%", one.alpha * 1e6,
+                      one.beta > 0 ? 1e-9 / one.beta : 0.0, 100 * (w.ratio - 1));
+        w.note += "; " + std::string(buf);
+        out.push_back(w);
+      }
     }
   }
   // Bus bandwidth as nccl-tests defines it (reported).

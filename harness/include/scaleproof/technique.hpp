@@ -110,6 +110,10 @@ class Technique {
   virtual Counts counts(const Params& p, int nranks) const = 0;
   // Variants that can run in this build (vendor libraries may be absent).
   virtual std::vector<std::string> available_variants() const { return info_.variants; }
+  // Why a declared variant is not available (for the error when one is asked for by name).
+  virtual std::string why_unavailable(const std::string& variant, int /*nranks*/) const {
+    return "variant '" + variant + "' is not available in this build";
+  }
 
   virtual void setup(const Params& p, int nranks) = 0;   // allocate, fill inputs (untimed)
   virtual void run(const std::string& variant) = 0;      // one call (timed; runner fences)

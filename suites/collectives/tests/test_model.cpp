@@ -70,6 +70,21 @@ TEST(Model, FormulasOfModelsMd) {
   EXPECT_TRUE(std::isnan(predict_seconds("all_reduce", "mpi", 2, n, m)));
 }
 
+TEST(Model, CalibrationFollowsTheLinkPattern) {
+  // Exchange steps (both directions at once) for the ring family; one-way
+  // sends for trees, chains and the parameter server.
+  for (const char* a : {"ring", "rabenseifner", "recursive_doubling"})
+    EXPECT_EQ(link_pattern("all_reduce", a), Link::exchange) << a;
+  EXPECT_EQ(link_pattern("reduce_scatter", "ring"), Link::exchange);
+  EXPECT_EQ(link_pattern("all_gather", "ring"), Link::exchange);
+  EXPECT_EQ(link_pattern("all_reduce", "param_server"), Link::one_way);
+  EXPECT_EQ(link_pattern("broadcast", "ring"), Link::one_way);  // a chain
+  EXPECT_EQ(link_pattern("reduce", "binomial"), Link::one_way);
+  EXPECT_EQ(message_shape("all_reduce", "ring", 4, 1000, 4).link, Link::exchange);
+  EXPECT_EQ(message_shape("broadcast", "ring", 4, 1000, 4).link, Link::one_way);
+  EXPECT_EQ(message_shape("all_reduce", "ring", 4, 1000, 4).message_bytes, 1000u);
+}
+
 TEST(Model, RingTrafficIsSeed000) {
   // (p-1)n/p per rank per phase; parameter server: (p-1)n out of the server.
   auto t = traffic_per_rank("all_reduce", "ring", 4, 1024);
