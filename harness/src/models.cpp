@@ -117,7 +117,9 @@ std::vector<Verdict> judge(const std::vector<MeasuredCase>& cases, const Machine
         if (b.technique == c.technique && b.variant == r->info.baseline && b.params == c.params && c.m.seconds > 0) {
           Verdict v{c.technique, c.variant, c.params, "throughput vs " + b.variant, "x"};
           v.predicted = 1.0;  // parity with the baseline
-          v.measured = b.m.seconds / c.m.seconds;
+          auto paired = c.m.counters.find(kPairedVsBaseline);
+          const bool interleaved = paired != c.m.counters.end() && paired->second > 0;
+          v.measured = interleaved ? paired->second : b.m.seconds / c.m.seconds;
           v.ratio = v.measured;
           v.band_lo = r->info.tol.min_vs_baseline;
           v.band_hi = INFINITY;
@@ -125,9 +127,9 @@ std::vector<Verdict> judge(const std::vector<MeasuredCase>& cases, const Machine
           // A multi-rank technique at one rank communicates nothing: its
           // comparison with the vendor's collective says nothing either.
           if (r->info.ranks.max > 1 && c.m.ranks == 1) v.status = "INFO";
-          char buf[96];
-          std::snprintf(buf, sizeof buf, "%.1f%% of %s (target >= %.0f%%)", 100 * v.measured, b.variant.c_str(),
-                        100 * v.band_lo);
+          char buf[128];
+          std::snprintf(buf, sizeof buf, "%.1f%% of %s (target >= %.0f%%)%s", 100 * v.measured, b.variant.c_str(),
+                        100 * v.band_lo, interleaved ? "; calls timed in turn" : "");
           v.note = buf;
           out.push_back(v);
         }

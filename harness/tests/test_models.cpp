@@ -89,3 +89,24 @@ TEST(Models, NonFiniteValuesReadBackAsNaN) {
   ASSERT_EQ(m.size(), 1u);
   EXPECT_DOUBLE_EQ(m[0].m.seconds, 10e-6);
 }
+
+TEST(Models, ThroughputVsBaselinePrefersCallsTimedInTurn) {
+  // Separate loops: openblas 1 ms vs kokkos 4 ms = 25% of the baseline
+  // (gemm declares >= 50%): FAIL. The same with a paired counter of 0.8
+  // (the two timed call by call): the verdict uses the pairing and passes.
+  auto run = [](bool paired) {
+    nlohmann::json k = entry("gemm/gemm/kokkos/dtype=fp64,M=100,N=100,K=100", 4000, 2e6, 1e6);
+    if (paired) k[sp::kPairedVsBaseline] = 0.8;
+    nlohmann::json j = {{"benchmarks", {k, entry("gemm/gemm/openblas/dtype=fp64,M=100,N=100,K=100", 1000, 2e6, 1e6)}}};
+    auto cases = sp::read_measurements(j);
+    for (auto& v : sp::judge(cases, sp::derive_machine(cases)))
+      if (v.quantity == "throughput vs openblas") return v;
+    return sp::Verdict{};
+  };
+  const sp::Verdict loops = run(false), turns = run(true);
+  EXPECT_NEAR(loops.ratio, 0.25, 1e-12);
+  EXPECT_EQ(loops.status, "FAIL");
+  EXPECT_NEAR(turns.ratio, 0.8, 1e-12);
+  EXPECT_EQ(turns.status, "PASS");
+  EXPECT_NE(turns.note.find("in turn"), std::string::npos);
+}

@@ -82,6 +82,12 @@ struct Measurement {
   std::map<std::string, double> counters;  // technique-reported counters
 };
 
+// Optional counter of the project variant: its throughput over the
+// baseline's, timed call by call in turn (baseline time / own time). When
+// present the "throughput vs baseline" verdict uses it instead of comparing
+// the two variants' separate timed loops.
+inline constexpr const char* kPairedVsBaseline = "paired_vs_baseline";
+
 // Roofs measured in the same run (see models.cpp).
 struct Machine {
   double bandwidth = 0;                 // bytes/s, best STREAM triad
