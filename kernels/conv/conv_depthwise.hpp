@@ -1,0 +1,203 @@
+#pragma once
+// Depthwise convolution (groups = C_in = C_out: one k_h x k_w filter per
+// channel), NCHW, any kernel size, stride and padding, bias and activation
+// fused. One source for every back end.
+//
+// A depthwise layer does 2 k_h k_w FLOPs per output element against 8 bytes
+// of compulsory traffic (one input and one output element): memory-bound
+// unless its data sit in cache, so the kernel reads the input once, where it
+// lies, and spends few instructions per element. The general direct kernel
+// (conv_direct.hpp) is poor here: its channel tile is 1 wide, and it first
+// copies every plane into padded scratch.
+//
+// Work item = one (n, c) plane (a plain RangePolicy: each thread streams
+// through whole planes). The input is read in place, no copy: output rows
+// whose k_h taps all fall inside the plane go RB at a time, and their
+// columns whose k_w taps fall inside go in WB-wide strips, an RB x WB
+// register tile each (CPU: 4 rows x 16 fp32, four independent FMA chains
+// of one AVX-512 register; 3x3 taps unrolled at compile time): no bound
+// test in that loop, which does nearly all the work. A last block of rows
+// or strip of columns shorter than the tile slides back to end at the
+// interior's edge (it recomputes a few outputs of its neighbour and stores
+// them again, same value, same thread), so every interior store is a whole
+// vector. The edge columns (one per padding column) go one at a time with
+// their taps cut to the plane; the edge rows one at a time with their tap
+// rows cut. A plane whose interior is narrower than WB goes column by column.
+#include <Kokkos_Core.hpp>
+
+#include "kernels/conv/conv_views.hpp"
+#include "kernels/gemm/gemm_tiled.hpp"  // SP_UNROLL
+
+#if defined(_OPENMP) && !defined(__CUDA_ARCH__)
+#define SP_DW_SIMD _Pragma("omp simd")
+#else
+#define SP_DW_SIMD
+#endif
+
+namespace sp::conv {
+
+template <class T, class Space = Kokkos::DefaultExecutionSpace>
+struct DepthwiseTiles {
+  static constexpr int RB = 4;                                 // output rows per register tile (and per item)
+  static constexpr int WB = 64 / static_cast<int>(sizeof(T));  // output columns: one 64-byte vector
+};
+
+#ifdef KOKKOS_ENABLE_CUDA
+template <class T>
+struct DepthwiseTiles<T, Kokkos::Cuda> {
+  static constexpr int RB = 1, WB = 4;
+};
+#endif
+
+// The depthwise kernel applies to groups == C_in == C_out (channel multiplier 1).
+inline bool depthwise_applies(const ConvSpec& s) { return s.groups == s.c_in && s.groups == s.c_out; }
+
+namespace detail {
+
+// acc[r][j] = sum over taps (kr0 <= kr < kr1, kc < kw) of
+//   w[kr][kc] * x[ih0 + r*stride + kr][(ow0 + j)*stride - pad_w + kc], for RR rows.
+// K > 0: a K x K kernel, loops unrolled (tap rows outside [kr0, kr1) skipped).
+// Guard: the strip touches a column outside [0, W), so each load tests it.
+// One tap of weight wv: acc[r][j] += wv * x[(r*stride) * W + j*stride] for the RR x WB tile.
+template <class T, int RR, int WB, bool S1>
+KOKKOS_FORCEINLINE_FUNCTION void dw_tap(const T* x, int W, int st, T wv, T (&acc)[RR][WB]) {
+  SP_UNROLL for (int r = 0; r < RR; ++r) {
+    const T* xr = x + r * st * W;
+    SP_DW_SIMD
+    for (int j = 0; j < WB; ++j) acc[r][j] += wv * xr[S1 ? j : j * st];
+  }
+}
+
+// acc[r][j] = sum over taps (kr0 <= kr < kr1, kc0 <= kc < kc1) of
+//   w[kr][kc] * x[ih0 + r*stride + kr][iw0 + j*stride + kc], every load inside the plane.
+// K > 0: a K x K kernel, the tap loops unrolled. Full: all K x K taps (kr0 = kc0 = 0, kr1 = kc1 = K).
+template <class T, int RR, int WB, int K, bool S1, bool Full>
+KOKKOS_FORCEINLINE_FUNCTION void dw_tile(const T* plane, int W, int ih0, int iw0, int stride, int kr0, int kr1, int kc0,
+                                    int kc1, int kw, const T* w, T (&acc)[RR][WB]) {
+  SP_UNROLL for (int r = 0; r < RR; ++r) SP_UNROLL for (int j = 0; j < WB; ++j) acc[r][j] = T(0);
+  const int st = S1 ? 1 : stride;
+  const T* x0 = plane + ih0 * W + iw0;
+  if constexpr (K > 0 && Full) {
+    SP_UNROLL for (int kr = 0; kr < K; ++kr) SP_UNROLL for (int kc = 0; kc < K; ++kc)
+      dw_tap<T, RR, WB, S1>(x0 + kr * W + kc, W, st, w[kr * K + kc], acc);
+  } else {
+    const int kwn = K ? K : kw;
+    for (int kr = kr0; kr < kr1; ++kr)
+      for (int kc = kc0; kc < kc1; ++kc) dw_tap<T, RR, WB, S1>(x0 + kr * W + kc, W, st, w[kr * kwn + kc], acc);
+  }
+}
+
+// d[j] = act(acc[j] + bias) for j < jmax; vectorized when the strip is whole (sigmoid stays scalar).
+template <class T, int WB>
+KOKKOS_FORCEINLINE_FUNCTION void dw_store(T* d, const T (&acc)[WB], T bias, Act act, int jmax) {
+  if (jmax == WB && act == Act::none) {
+    SP_DW_SIMD
+    for (int j = 0; j < WB; ++j) d[j] = acc[j] + bias;
+  } else if (jmax == WB && act == Act::relu) {
+    SP_DW_SIMD
+    for (int j = 0; j < WB; ++j) {
+      const T v = acc[j] + bias;
+      d[j] = v > T(0) ? v : T(0);
+    }
+  } else {
+    for (int j = 0; j < jmax; ++j) d[j] = activate(acc[j] + bias, act);
+  }
+}
+
+// Output rows [oh, oh + RR), columns [ow0, ow0 + WB) (stored: jmax of them), tap rows [kr0, kr1);
+// Edge: the strip is one column whose taps are cut to the columns inside the plane.
+template <class T, int RR, int WB, int K, bool S1, bool Full>
+KOKKOS_FORCEINLINE_FUNCTION void dw_strip(const ConvSpec& s, const T* plane, int W, int oh, int kr0, int kr1, const T* w,
+                                     T bias, T* out_plane, int OW, int ow0, int jmax) {
+  T acc[RR][WB];
+  const int iw0 = ow0 * s.stride - s.pad_w, kw = K ? K : s.kw;
+  int kc0 = 0, kc1 = kw;
+  if (!Full) kc0 = iw0 < 0 ? -iw0 : 0, kc1 = W - iw0 < kw ? W - iw0 : kw;  // WB == 1 when columns are cut
+  dw_tile<T, RR, WB, K, S1, Full>(plane, W, oh * s.stride - s.pad_h, iw0, s.stride, kr0, kr1, kc0, kc1, s.kw, w, acc);
+  SP_UNROLL for (int r = 0; r < RR; ++r) dw_store<T, WB>(out_plane + (oh + r) * OW + ow0, acc[r], bias, s.act, jmax);
+}
+
+// Output rows [oh, oh + RR), every column; Full: rows whose taps all lie inside the plane (else RR = 1 and
+// tap rows [kr0, kr1)). Columns [lo, hi) have every tap inside: WB-wide strips, the last one slid back to end
+// at hi (it recomputes a few columns of its neighbour, stored again with the same value by this thread).
+// Edge columns, and every column of a plane whose interior is narrower than WB, go one at a time with
+// their taps cut to the plane.
+template <class T, int RR, int WB, int K, bool S1, bool Full>
+KOKKOS_FORCEINLINE_FUNCTION void dw_rows(const ConvSpec& s, const T* plane, int W, int oh, int kr0, int kr1, const T* w,
+                                    T bias, T* out_plane, int OW, int lo, int hi) {
+  if (hi - lo < WB) lo = hi = OW;  // narrow: every column one at a time
+  for (int ow = 0; ow < lo; ++ow)
+    dw_strip<T, RR, 1, K, S1, false>(s, plane, W, oh, kr0, kr1, w, bias, out_plane, OW, ow, 1);
+  for (int ow0 = lo; ow0 < hi; ow0 += WB) {
+    const int o = ow0 + WB <= hi ? ow0 : hi - WB;
+    dw_strip<T, RR, WB, K, S1, Full>(s, plane, W, oh, kr0, kr1, w, bias, out_plane, OW, o, WB);
+  }
+  for (int ow = hi; ow < OW; ++ow)
+    dw_strip<T, RR, 1, K, S1, false>(s, plane, W, oh, kr0, kr1, w, bias, out_plane, OW, ow, 1);
+}
+
+// One output plane: rows [oh_lo, oh_hi) read kh rows inside the plane and go RB at a time (the last
+// block slid back, as the strips are); the edge rows above and below go one at a time, their tap
+// rows cut to the plane.
+template <class T, int RB, int WB, int K, bool S1>
+KOKKOS_INLINE_FUNCTION void dw_plane(const ConvSpec s, const T* plane, int H, int W, const T* w, T bias,
+                                     T* out_plane, int OH, int OW, int oh_lo, int oh_hi, int lo, int hi) {
+  const int kh = K ? K : s.kh;
+  auto edge_row = [&](int oh) {
+    const int ih0 = oh * s.stride - s.pad_h;
+    const int kr0 = ih0 < 0 ? -ih0 : 0, kr1 = H - ih0 < kh ? H - ih0 : kh;
+    dw_rows<T, 1, WB, K, S1, false>(s, plane, W, oh, kr0, kr1, w, bias, out_plane, OW, lo, hi);
+  };
+  if (oh_hi - oh_lo < RB) {
+    for (int oh = 0; oh < OH; ++oh) edge_row(oh);
+    return;
+  }
+  for (int oh = 0; oh < oh_lo; ++oh) edge_row(oh);
+  for (int oh0 = oh_lo; oh0 < oh_hi; oh0 += RB) {
+    const int o = oh0 + RB <= oh_hi ? oh0 : oh_hi - RB;
+    dw_rows<T, RB, WB, K, S1, true>(s, plane, W, o, 0, kh, w, bias, out_plane, OW, lo, hi);
+  }
+  for (int oh = oh_hi; oh < OH; ++oh) edge_row(oh);
+}
+
+}  // namespace detail
+
+// out = act(depthwise(in, w) + b); requires depthwise_applies(s). b may be
+// empty when !s.bias. Shapes must already be validated (conv::validate).
+// Work item = one (n, c) plane.
+template <class T, class Space = Kokkos::DefaultExecutionSpace>
+void conv2d_depthwise(const ConvSpec& s, CTensor<T> in, CTensor<T> w, CVec<T> b, Tensor<T> out) {
+  constexpr int RB = DepthwiseTiles<T, Space>::RB, WB = DepthwiseTiles<T, Space>::WB;
+  const int N = static_cast<int>(in.extent(0)), C = static_cast<int>(in.extent(1));
+  const int H = static_cast<int>(in.extent(2)), W = static_cast<int>(in.extent(3));
+  const int OH = s.out_h(H), OW = s.out_w(W);
+  // Interior columns (every tap inside [0, W)): [lo, hi), clamped to [0, OW).
+  const int ow_lo = (s.pad_w + s.stride - 1) / s.stride;
+  const int ow_hi = W - s.kw + s.pad_w >= 0 ? (W - s.kw + s.pad_w) / s.stride + 1 : 0;
+  const int lo = ow_lo < OW ? ow_lo : OW;
+  const int hi = ow_hi < lo ? lo : ow_hi < OW ? ow_hi : OW;
+  // Interior rows likewise: [oh_lo, oh_hi).
+  const int oh_lo0 = (s.pad_h + s.stride - 1) / s.stride;
+  const int oh_hi0 = H - s.kh + s.pad_h >= 0 ? (H - s.kh + s.pad_h) / s.stride + 1 : 0;
+  const int oh_lo = oh_lo0 < OH ? oh_lo0 : OH;
+  const int oh_hi = oh_hi0 < oh_lo ? oh_lo : oh_hi0 < OH ? oh_hi0 : OH;
+  const bool s1 = s.stride == 1, k3 = s.kh == 3 && s.kw == 3;
+  Kokkos::parallel_for(
+      "conv2d_depthwise", Kokkos::RangePolicy<Space>(0, int64_t(N) * C), KOKKOS_LAMBDA(const int64_t nc) {
+        const int c = static_cast<int>(nc % C);
+        const T* plane = in.data() + nc * H * W;
+        T* out_plane = out.data() + nc * OH * OW;
+        const T* wc = w.data() + int64_t(c) * s.kh * s.kw;
+        const T bias = s.bias ? b(c) : T(0);
+        if (k3 && s1)
+          detail::dw_plane<T, RB, WB, 3, true>(s, plane, H, W, wc, bias, out_plane, OH, OW, oh_lo, oh_hi, lo, hi);
+        else if (k3)
+          detail::dw_plane<T, RB, WB, 3, false>(s, plane, H, W, wc, bias, out_plane, OH, OW, oh_lo, oh_hi, lo, hi);
+        else if (s1)
+          detail::dw_plane<T, RB, WB, 0, true>(s, plane, H, W, wc, bias, out_plane, OH, OW, oh_lo, oh_hi, lo, hi);
+        else
+          detail::dw_plane<T, RB, WB, 0, false>(s, plane, H, W, wc, bias, out_plane, OH, OW, oh_lo, oh_hi, lo, hi);
+      });
+}
+
+}  // namespace sp::conv
