@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "kernels/conv/block_ops.hpp"
-#include "kernels/conv/conv_direct.hpp"
+#include "kernels/conv/conv_dispatch.hpp"
 #include "kernels/conv/conv_im2col.hpp"
 #include "suites/conv/conv_net.hpp"
 #include "suites/conv/cudnn_conv.hpp"
@@ -143,7 +143,7 @@ class NetExec {
   void run_conv(size_t i) {
     const Node& nd = net_.nodes()[i];
     if (be_ == Backend::direct) {
-      conv2d_direct<T>(nd.spec, act_[nd.in[0]], w_[i], b_[i], act_[i]);
+      conv2d_dispatch<T>(nd.spec, act_[nd.in[0]], w_[i], b_[i], act_[i]);  // depthwise, 1x1 or general
     } else if (be_ == Backend::im2col) {
       conv2d_im2col<T>(nd.spec, act_[nd.in[0]], w_[i], b_[i], act_[i],
                        Kokkos::View<T**, Kokkos::LayoutRight>(col_.data(), im2col_rows(nd.spec),
