@@ -141,6 +141,19 @@ Declaration conv_depthwise() {
                      {{Size::conformance, depthwise(1, 5, 9, 9, 3, 1, "same", 1, "relu")},
                       {Size::conformance, depthwise(2, 7, 11, 21, 3, 2, "0", 0, "none")},
                       {Size::conformance, depthwise(2, 3, 8, 17, 5, 1, "same", 1, "none")},
+                      // The depthwise kernel's edges (kernels/conv/conv_depthwise.hpp, tiles of
+                      // 4 rows x 16 fp32 columns): a width below one strip, an interior of exactly
+                      // one strip, strips and row blocks that slide back (W = 37, H = 11), stride 2
+                      // with "same" padding, runtime k (5, 1) and stride 2 with k = 5, padding wider
+                      // than k/2, fewer rows than one block, sigmoid's scalar store, batch > 1.
+                      {Size::conformance, depthwise(2, 3, 6, 5, 3, 1, "same", 1, "relu")},
+                      {Size::conformance, depthwise(1, 2, 9, 18, 3, 1, "same", 0, "none")},
+                      {Size::conformance, depthwise(3, 4, 11, 37, 3, 1, "same", 1, "none")},
+                      {Size::conformance, depthwise(2, 4, 13, 35, 3, 2, "same", 1, "relu")},
+                      {Size::conformance, depthwise(1, 2, 12, 23, 5, 2, "same", 0, "relu")},
+                      {Size::conformance, depthwise(2, 3, 4, 33, 1, 1, "0", 1, "none")},
+                      {Size::conformance, depthwise(1, 2, 7, 19, 3, 1, "2", 0, "none")},
+                      {Size::conformance, depthwise(1, 2, 3, 40, 3, 1, "same", 1, "sigmoid")},
                       {Size::small, depthwise(4, 64, 56, 56, 3, 1, "same", 0, "none")},
                       // MobileNet-sized and beyond the 32 MiB L3: a memory-bound kernel.
                       {Size::medium, depthwise(16, 128, 56, 56, 3, 1, "same", 0, "none")},
@@ -154,6 +167,15 @@ Declaration conv_pointwise() {
   auto d = primitive("conv_pointwise", "pointwise 1 x 1 (fp32)", pointwise_spec, Backend::direct,
                      {{Size::conformance, pointwise(1, 5, 7, 9, 9, 1, "relu")},
                       {Size::conformance, pointwise(2, 13, 6, 7, 19, 0, "none")},
+                      // The pointwise kernel's edges (kernels/conv/conv_pointwise.hpp, tiles of
+                      // 8 channels x 32 fp32 columns): H*W below one strip (15, and 1 as in SE),
+                      // exactly one strip (32), a last strip that slides back (45), C_out below,
+                      // at and above the channel tile with remainders, long C_in, sigmoid, batch > 1.
+                      {Size::conformance, pointwise(2, 9, 10, 3, 5, 1, "relu")},
+                      {Size::conformance, pointwise(3, 8, 5, 1, 1, 1, "sigmoid")},
+                      {Size::conformance, pointwise(1, 4, 8, 4, 8, 0, "none")},
+                      {Size::conformance, pointwise(2, 67, 17, 5, 9, 1, "none")},
+                      {Size::conformance, pointwise(3, 16, 3, 11, 13, 0, "relu")},
                       {Size::small, pointwise(4, 64, 64, 28, 28, 0, "none")},
                       {Size::medium, pointwise(8, 64, 64, 56, 56, 0, "none")},
                       {Size::large, pointwise(32, 128, 128, 56, 56, 0, "none")}},
