@@ -14,7 +14,7 @@
 // through whole planes). The input is read in place, no copy: output rows
 // whose k_h taps all fall inside the plane go RB at a time, and their
 // columns whose k_w taps fall inside go in WB-wide strips, an RB x WB
-// register tile each (CPU: 4 rows x 16 fp32, four independent FMA chains
+// register tile each (CPU: 6 rows x 16 fp32, six independent FMA chains
 // of one AVX-512 register; 3x3 taps unrolled at compile time): no bound
 // test in that loop, which does nearly all the work. A last block of rows
 // or strip of columns shorter than the tile slides back to end at the
@@ -38,7 +38,7 @@ namespace sp::conv {
 
 template <class T, class Space = Kokkos::DefaultExecutionSpace>
 struct DepthwiseTiles {
-  static constexpr int RB = 4;                                 // output rows per register tile (and per item)
+  static constexpr int RB = 6;                                 // output rows per register tile (and per item)
   static constexpr int WB = 64 / static_cast<int>(sizeof(T));  // output columns: one 64-byte vector
 };
 
@@ -54,10 +54,6 @@ inline bool depthwise_applies(const ConvSpec& s) { return s.groups == s.c_in && 
 
 namespace detail {
 
-// acc[r][j] = sum over taps (kr0 <= kr < kr1, kc < kw) of
-//   w[kr][kc] * x[ih0 + r*stride + kr][(ow0 + j)*stride - pad_w + kc], for RR rows.
-// K > 0: a K x K kernel, loops unrolled (tap rows outside [kr0, kr1) skipped).
-// Guard: the strip touches a column outside [0, W), so each load tests it.
 // One tap of weight wv: acc[r][j] += wv * x[(r*stride) * W + j*stride] for the RR x WB tile.
 template <class T, int RR, int WB, bool S1>
 KOKKOS_FORCEINLINE_FUNCTION void dw_tap(const T* x, int W, int st, T wv, T (&acc)[RR][WB]) {
@@ -77,9 +73,29 @@ KOKKOS_FORCEINLINE_FUNCTION void dw_tile(const T* plane, int W, int ih0, int iw0
   SP_UNROLL for (int r = 0; r < RR; ++r) SP_UNROLL for (int j = 0; j < WB; ++j) acc[r][j] = T(0);
   const int st = S1 ? 1 : stride;
   const T* x0 = plane + ih0 * W + iw0;
-  if constexpr (K > 0 && Full) {
+  if constexpr (K > 0 && Full && S1) {
+    // Input row ir, shifted by kc, is loaded once and serves every output row r it is a tap of (kr = ir - r).
+    SP_UNROLL for (int ir = 0; ir < RR + K - 1; ++ir) SP_UNROLL for (int kc = 0; kc < K; ++kc) {
+      T v[WB];
+      const T* xr = x0 + ir * W + kc;
+      SP_DW_SIMD
+      for (int j = 0; j < WB; ++j) v[j] = xr[j];
+      SP_UNROLL for (int r = 0; r < RR; ++r) {
+        const int kr = ir - r;
+        if (kr < 0 || kr >= K) continue;
+        const T wv = w[kr * K + kc];
+        SP_DW_SIMD
+        for (int j = 0; j < WB; ++j) acc[r][j] += wv * v[j];
+      }
+    }
+  } else if constexpr (K > 0 && Full) {
     SP_UNROLL for (int kr = 0; kr < K; ++kr) SP_UNROLL for (int kc = 0; kc < K; ++kc)
       dw_tap<T, RR, WB, S1>(x0 + kr * W + kc, W, st, w[kr * K + kc], acc);
+  } else if constexpr (K > 0) {  // edge rows or columns: unrolled taps, the ones outside the plane skipped
+    SP_UNROLL for (int kr = 0; kr < K; ++kr) SP_UNROLL for (int kc = 0; kc < K; ++kc) {
+      if (kr < kr0 || kr >= kr1 || kc < kc0 || kc >= kc1) continue;
+      dw_tap<T, RR, WB, S1>(x0 + kr * W + kc, W, st, w[kr * K + kc], acc);
+    }
   } else {
     const int kwn = K ? K : kw;
     for (int kr = kr0; kr < kr1; ++kr)
@@ -114,7 +130,15 @@ KOKKOS_FORCEINLINE_FUNCTION void dw_strip(const ConvSpec& s, const T* plane, int
   int kc0 = 0, kc1 = kw;
   if (!Full) kc0 = iw0 < 0 ? -iw0 : 0, kc1 = W - iw0 < kw ? W - iw0 : kw;  // WB == 1 when columns are cut
   dw_tile<T, RR, WB, K, S1, Full>(plane, W, oh * s.stride - s.pad_h, iw0, s.stride, kr0, kr1, kc0, kc1, s.kw, w, acc);
-  SP_UNROLL for (int r = 0; r < RR; ++r) dw_store<T, WB>(out_plane + (oh + r) * OW + ow0, acc[r], bias, s.act, jmax);
+  T* d = out_plane + oh * OW + ow0;
+  if (jmax == WB && s.act == Act::none) {  // the common case: one branch per tile, not per row
+    SP_UNROLL for (int r = 0; r < RR; ++r) {
+      SP_DW_SIMD
+      for (int j = 0; j < WB; ++j) d[r * OW + j] = acc[r][j] + bias;
+    }
+  } else {
+    SP_UNROLL for (int r = 0; r < RR; ++r) dw_store<T, WB>(d + r * OW, acc[r], bias, s.act, jmax);
+  }
 }
 
 // Output rows [oh, oh + RR), every column; Full: rows whose taps all lie inside the plane (else RR = 1 and
@@ -143,10 +167,19 @@ template <class T, int RB, int WB, int K, bool S1>
 KOKKOS_INLINE_FUNCTION void dw_plane(const ConvSpec s, const T* plane, int H, int W, const T* w, T bias,
                                      T* out_plane, int OH, int OW, int oh_lo, int oh_hi, int lo, int hi) {
   const int kh = K ? K : s.kh;
+  // A K x K filter is copied to the stack: stores to the output can then not alias it, and its
+  // values stay in registers across tiles.
+  T wk[K > 0 ? K * K : 1];
+  if constexpr (K > 0) {
+    for (int i = 0; i < K * K; ++i) wk[i] = w[i];
+    w = wk;
+  }
   auto edge_row = [&](int oh) {
     const int ih0 = oh * s.stride - s.pad_h;
     const int kr0 = ih0 < 0 ? -ih0 : 0, kr1 = H - ih0 < kh ? H - ih0 : kh;
-    dw_rows<T, 1, WB, K, S1, false>(s, plane, W, oh, kr0, kr1, w, bias, out_plane, OW, lo, hi);
+    // One row alone: strips two vectors wide where they fit, for two independent FMA chains.
+    if (hi - lo >= 2 * WB) dw_rows<T, 1, 2 * WB, K, S1, false>(s, plane, W, oh, kr0, kr1, w, bias, out_plane, OW, lo, hi);
+    else dw_rows<T, 1, WB, K, S1, false>(s, plane, W, oh, kr0, kr1, w, bias, out_plane, OW, lo, hi);
   };
   if (oh_hi - oh_lo < RB) {
     for (int oh = 0; oh < OH; ++oh) edge_row(oh);
