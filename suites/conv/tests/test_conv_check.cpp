@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 
 #include "reference/conv/conv_ref.hpp"
 #include "scaleproof/compare.hpp"
@@ -63,6 +64,41 @@ TEST(ConvCheck, StridedGroupedAndDepthwiseShapesPass) {
   EXPECT_TRUE(compare(c, false).passed());
   c.s.c_out = 6, c.s.groups = 6, c.s.stride = 1;
   EXPECT_TRUE(compare(c, false).passed());
+}
+
+// The depthwise and pointwise kernels (conv2d_dispatch) against the reference and its
+// bound on random shapes: any k (square or not), stride 1-3, padding 0..k, widths from 1
+// (below one strip) to beyond several strips, C_in/C_out around the register tiles, H*W
+// from 1, every activation, with and without bias. A fixed seed: the same shapes each run.
+TEST(ConvCheck, DepthwiseAndPointwiseKernelsPassOnRandomShapes) {
+  std::mt19937 g(2026);
+  auto pick = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(g); };
+  int checked = 0;
+  for (int i = 0; i < 80; ++i) {
+    Case c;
+    c.n = pick(1, 3);
+    if (i % 2 == 0) {  // depthwise
+      c.s.c_in = c.s.c_out = c.s.groups = pick(1, 6);
+      c.s.kh = pick(0, 2) ? 3 : pick(1, 6);
+      c.s.kw = pick(0, 3) ? c.s.kh : pick(1, 6);
+      c.s.stride = pick(1, 3);
+      c.s.pad_h = pick(0, c.s.kh), c.s.pad_w = pick(0, 3) ? c.s.pad_h : pick(0, c.s.kw);
+      c.h = pick(1, 30), c.w = pick(1, 70);
+      if (c.h + 2 * c.s.pad_h < c.s.kh || c.w + 2 * c.s.pad_w < c.s.kw) continue;
+      ASSERT_EQ(direct_path(c.s), DirectPath::depthwise);
+    } else {  // pointwise
+      c.s.c_in = pick(1, 70), c.s.c_out = pick(1, 20);
+      c.h = pick(1, 12), c.w = pick(1, 40);
+      ASSERT_EQ(direct_path(c.s), DirectPath::pointwise);
+    }
+    c.s.bias = pick(0, 1) == 1;
+    c.s.act = static_cast<Act>(pick(0, 2));
+    const auto r = compare(c, false);
+    EXPECT_TRUE(r.passed()) << "shape " << i << ": " << describe(c.s) << " N=" << c.n << " H=" << c.h
+                            << " W=" << c.w << ", " << r.wrong << " wrong";
+    ++checked;
+  }
+  EXPECT_GT(checked, 60);
 }
 
 TEST(ConvCheck, BadLayersAreInputErrors) {
