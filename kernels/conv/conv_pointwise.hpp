@@ -31,16 +31,11 @@
 
 namespace sp::conv {
 
+// The host tile is the GEMM micro-kernel's (two vector registers per row).
 template <class T, class Space = Kokkos::DefaultExecutionSpace>
 struct PointwiseTiles {
-#if defined(__AVX512F__)
-  static constexpr int VEC = 64;  // bytes per vector register
-  static constexpr int MR = 8;
-#else
-  static constexpr int VEC = 32;
-  static constexpr int MR = 6;
-#endif
-  static constexpr int NR = 2 * VEC / static_cast<int>(sizeof(T));  // two vector registers per row of the tile
+  static constexpr int MR = sp::kernels::GemmTiles<T, Space>::MR;
+  static constexpr int NR = sp::kernels::GemmTiles<T, Space>::NR;
 };
 
 #ifdef KOKKOS_ENABLE_CUDA
