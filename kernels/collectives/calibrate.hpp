@@ -100,8 +100,6 @@ class Calibrator {
     sample_links(-1), sample_reduction(-1);  // warm-up
   }
 
-  Link link() const { return link_; }
-
   void sample() {
     sample_links(k_), sample_reduction(k_);
     ++k_;

@@ -325,6 +325,14 @@ void Engine::run(const std::string& algo) {
   buf_->run(spec_, *t, algo, phases_);
 }
 
+double Engine::timed_run(const std::string& algo) {
+  comm::barrier();
+  Kokkos::Timer timer;
+  run(algo);
+  Kokkos::fence();
+  return comm::max(timer.seconds());
+}
+
 CheckResult Engine::check() { return buf_->check(spec_, transport_->rank(), transport_->size()); }
 
 std::unique_ptr<Engine::Sampler> Engine::calibration(const std::string& algo) {

@@ -44,6 +44,8 @@ class Engine {
   Transport& transport() { return last_ ? *last_ : *transport_; }
   void reset_inputs();                 // the reference inputs, sentinels in the output buffer
   void run(const std::string& algo);   // one call
+  // One call timed alone between barriers: the slowest rank's seconds (collective).
+  double timed_run(const std::string& algo);
   CheckResult check();                 // output of the last call vs the reference
   // Seconds of each phase of the last call on this rank (ring and
   // Rabenseifner all-reduce: "reduce-scatter" and "all-gather").

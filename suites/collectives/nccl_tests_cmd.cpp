@@ -66,11 +66,7 @@ std::vector<Timing> measure(std::vector<std::unique_ptr<Engine>>& engines, const
   }
   for (int i = 0; i < o.iters; ++i)
     for (size_t a = 0; a < k; ++a) {
-      comm::barrier();
-      Kokkos::Timer timer;
-      engines[a]->run(algos[a]);
-      Kokkos::fence();
-      calls[a].push_back(comm::max(timer.seconds()));
+      calls[a].push_back(engines[a]->timed_run(algos[a]));
       for (auto& [name, v] : engines[a]->phase_seconds()) ph[a][name].push_back(v);
       if (calib[a]) calib[a]->sample();
     }

@@ -44,11 +44,7 @@ void collect_counters(Engine& e, const std::string& algo, long calls, double cal
   auto sampler = e.calibration(algo);
   std::vector<double> ts;
   for (int i = 0; i < 9; ++i) {
-    comm::barrier();
-    Kokkos::Timer timer;
-    e.run(algo);
-    Kokkos::fence();
-    ts.push_back(comm::max(timer.seconds()));
+    ts.push_back(e.timed_run(algo));
     sampler->sample();
   }
   const AlphaBetaGamma m = sampler->fit(), pp = sampler->fit_one_way();

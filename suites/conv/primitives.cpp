@@ -142,7 +142,7 @@ Declaration conv_depthwise() {
                       {Size::conformance, depthwise(2, 7, 11, 21, 3, 2, "0", 0, "none")},
                       {Size::conformance, depthwise(2, 3, 8, 17, 5, 1, "same", 1, "none")},
                       // The depthwise kernel's edges (kernels/conv/conv_depthwise.hpp, tiles of
-                      // 4 rows x 16 fp32 columns): a width below one strip, an interior of exactly
+                      // 6 rows x 16 fp32 columns): a width below one strip, an interior of exactly
                       // one strip, strips and row blocks that slide back (W = 37, H = 11), stride 2
                       // with "same" padding, runtime k (5, 1) and stride 2 with k = 5, padding wider
                       // than k/2, fewer rows than one block, sigmoid's scalar store, batch > 1.
