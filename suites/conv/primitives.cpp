@@ -155,8 +155,11 @@ Declaration conv_depthwise() {
                       {Size::conformance, depthwise(1, 2, 7, 19, 3, 1, "2", 0, "none")},
                       {Size::conformance, depthwise(1, 2, 3, 40, 3, 1, "same", 1, "sigmoid")},
                       {Size::small, depthwise(4, 64, 56, 56, 3, 1, "same", 0, "none")},
-                      // MobileNet-sized and beyond the 32 MiB L3: a memory-bound kernel.
-                      {Size::medium, depthwise(16, 128, 56, 56, 3, 1, "same", 0, "none")},
+                      // MobileNet's 56 x 56 x 128 layer, batch 48: 154 MB moved per call, over 4x
+                      // the 32 MiB L3 (STREAM's rule), so the DRAM roof holds. At batch 16 (51 MB)
+                      // part of the data stayed in L3 between calls and the kernel ran at 136% of
+                      // the DRAM roof once it was fast enough to show it.
+                      {Size::medium, depthwise(48, 128, 56, 56, 3, 1, "same", 0, "none")},
                       {Size::large, depthwise(32, 256, 56, 56, 3, 1, "same", 0, "none")}},
                      true);
   d.info.tol.roof_min = 0.6;  // issue 5 target

@@ -20,14 +20,15 @@ struct Case {
 };
 
 // Kernel output of the direct back end vs the reference built with weights w_ref.
+template <class T = float>
 sp::CheckResult compare(const Case& c, bool flip_weights, Backend be = Backend::direct) {
   Net net(c.n, c.s.c_in, c.h, c.w);
   net.conv(0, c.s);
-  NetExec<float> ex(net, be, 7);
-  Tensor<float> x("x", c.n, c.s.c_in, c.h, c.w);
-  const auto hx = fill_values<float>(static_cast<int64_t>(x.size()), 3, 1.0);
-  Kokkos::deep_copy(x, Kokkos::View<const float****, Kokkos::LayoutRight, Kokkos::HostSpace>(hx.data(), c.n, c.s.c_in,
-                                                                                            c.h, c.w));
+  NetExec<T> ex(net, be, 7);
+  Tensor<T> x("x", c.n, c.s.c_in, c.h, c.w);
+  const auto hx = fill_values<T>(static_cast<int64_t>(x.size()), 3, 1.0);
+  Kokkos::deep_copy(x, Kokkos::View<const T****, Kokkos::LayoutRight, Kokkos::HostSpace>(hx.data(), c.n, c.s.c_in,
+                                                                                        c.h, c.w));
   ex.bind(x);
   ex.run();
   auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ex.output());
@@ -37,7 +38,7 @@ sp::CheckResult compare(const Case& c, bool flip_weights, Backend be = Backend::
   auto w = ex.host_weights(1);
   if (flip_weights)  // convolution instead of correlation: a classic kernel bug
     for (size_t k = 0; k + c.s.kw <= w.size(); k += c.s.kw) std::reverse(w.begin() + k, w.begin() + k + c.s.kw);
-  const auto ref = sp::reference::conv_ref<float>(c.s, in, w, ex.host_bias(1), sp::unit_roundoff<float>());
+  const auto ref = sp::reference::conv_ref<T>(c.s, in, w, ex.host_bias(1), sp::unit_roundoff<T>());
   sp::Comparator cmp("test");
   for (size_t i = 0; i < ref.v.size(); ++i) cmp.add(got.data()[i], static_cast<double>(ref.v[i]), ref.err[i]);
   return cmp.result();
@@ -100,6 +101,31 @@ TEST(ConvCheck, DepthwiseAndPointwiseKernelsPassOnRandomShapes) {
   }
   EXPECT_GT(checked, 60);
 }
+
+// The 3x3 stride-1 layers with one column of padding run masked strips from column 0 to W
+// (conv_depthwise.hpp, dw_plane3_padded): every width from 1 to 70 takes each of their layouts
+// (too narrow for them, whole strips only, a half-width last strip, a slid-back last strip) in
+// fp32 (16-wide strips) and fp64 (8-wide), with planes of one row block (cut at both ends), of
+// several, of fewer rows than a block, and row padding 0, 1 and 2 (runtime-cut blocks).
+template <class T>
+void padded_strips_cover_every_width() {
+  int i = 0;
+  for (int w = 1; w <= 70; ++w)
+    for (auto [h, pad_h] : {std::pair{1, 1}, {7, 1}, {9, 0}, {8, 2}, {14, 1}, {17, 1}}) {
+      Case c;
+      c.n = 1 + i % 2, c.h = h, c.w = w;
+      c.s.c_in = c.s.c_out = c.s.groups = 2;
+      c.s.kh = c.s.kw = 3, c.s.pad_h = pad_h, c.s.pad_w = 1;
+      c.s.bias = i % 3 == 0, c.s.act = static_cast<Act>(i % 3);
+      ++i;
+      ASSERT_EQ(direct_path(c.s), DirectPath::depthwise);
+      const auto r = compare<T>(c, false);
+      EXPECT_TRUE(r.passed()) << describe(c.s) << " N=" << c.n << " H=" << h << " W=" << w << ", " << r.wrong
+                              << " wrong";
+    }
+}
+TEST(ConvCheck, DepthwisePaddedStripsCoverEveryWidthFp32) { padded_strips_cover_every_width<float>(); }
+TEST(ConvCheck, DepthwisePaddedStripsCoverEveryWidthFp64) { padded_strips_cover_every_width<double>(); }
 
 TEST(ConvCheck, BadLayersAreInputErrors) {
   ConvSpec s = case3x3().s;
