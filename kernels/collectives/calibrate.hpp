@@ -17,6 +17,7 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 #include <vector>
 
@@ -141,12 +142,22 @@ class Calibrator {
       const double one_way = half_round_trip(buf, b);
       if (k >= 0 && one_way >= 0) pp_[s].push_back(one_way);
       if (link_ != Link::exchange) continue;
-      // All-gather pattern (into the buffer), then reduce-scatter pattern
-      // (into the scratch, which the reduction sample then finds hot, as the
-      // ring's reduction does).
-      const double in_place = exchange(buf, slots >= 2 ? bytes_ + (j + 1) % slots * b : own_rbuf(b), b);
-      const double to_scratch =
-          exchange(buf, b <= red_ * sizeof(T) ? reinterpret_cast<char*>(scratch_) : own_rbuf(b), b);
+      // The lines' coherence state as a ring step finds it. Each step sends
+      // a chunk this rank has just written (reduced, or received in the
+      // previous call), so it is first rewritten here; an all-gather step
+      // receives into a chunk the neighbour has just read (sent to it in the
+      // reduce-scatter), so that slice is first sent, untimed. When the two
+      // vCPUs sit on different last-level caches (this VM's slow state),
+      // such lines cost a cache-to-cache transfer or an invalidation each:
+      // a 512 KiB exchange of just-written data took 79 us there, of
+      // untouched data 44 us (44 us both in the fast state).
+      char* into = slots >= 2 ? bytes_ + (j + 1) % slots * b : own_rbuf(b);
+      char* scr = b <= red_ * sizeof(T) ? reinterpret_cast<char*>(scratch_) : own_rbuf(b);
+      if (into != scr) exchange(into, scr, b);
+      rewrite(buf, b);
+      const double in_place = exchange(buf, into, b);  // all-gather pattern
+      rewrite(buf, b);
+      const double to_scratch = exchange(buf, scr, b);  // reduce-scatter pattern (the scratch is then hot for gamma)
       if (k >= 0) ex_[s].push_back(0.5 * (in_place + to_scratch));
     }
     t_.set_phase(saved);
@@ -176,6 +187,13 @@ class Calibrator {
     Kokkos::Timer timer;
     t_.sendrecv(buf, b, right, rbuf, b, left);
     return timer.seconds();
+  }
+  // Writes the b bytes at buf with the ring's own reduction kernel (values
+  // change; the buffer is the collective's and is reset before any check).
+  void rewrite(char* buf, size_t b) {
+    const size_t n = std::min(b / sizeof(T), red_);
+    if (n == 0 || reinterpret_cast<uintptr_t>(buf) % alignof(T) != 0) return;
+    reduce_into(reinterpret_cast<T*>(buf), scratch_, n, op_);
   }
   char* own_rbuf(size_t b) {
     if (rbuf_.size() < b) rbuf_.assign(b, 0);
