@@ -24,6 +24,12 @@ run() { echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg); priority: ${prio
     run mpiexec -n 2 "$bin" nccl-tests all_reduce -b 1M -e 64M -f 4 -a ring,mpi -n 30 -w 5 \
       --json "$out/all_reduce_ring_mpi_$launch.json"
   done
+  # The ring alone, as nccl-tests times one algorithm: the model's error without another algorithm's calls between.
+  for launch in 1 2 3; do
+    echo "\$ mpiexec -n 2 scaleproof nccl-tests all_reduce -b 1M -e 64M -f 4 -a ring -n 30 -w 5   # launch $launch"
+    run mpiexec -n 2 "$bin" nccl-tests all_reduce -b 1M -e 64M -f 4 -a ring -n 30 -w 5 \
+      --json "$out/all_reduce_ring_$launch.json"
+  done
 } | tee "$out/table.txt"
 {
   echo "\$ mpiexec -n 2 scaleproof nccl-tests all_reduce -b 1K -e 16M -f 4 -n 20 -w 3"

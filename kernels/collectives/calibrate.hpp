@@ -14,6 +14,9 @@
 //   exchanges; on a shared-memory link both directions share the memory
 //   system, so a one-way beta mispredicts them (measured here: the ring ran
 //   25-35% faster than a ping-pong beta predicted at 256 KiB - 1 MiB).
+//   The exchanges and gamma's reduction are timed in a ring cycle (reduce-
+//   scatter step, reduction, all-gather step) on two slices of the buffer,
+//   so that every line is in the coherence state a ring step finds it in.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cmath>
@@ -81,10 +84,10 @@ inline std::vector<size_t> pingpong_sizes(size_t message_bytes) {
 //
 // The one-way (ping-pong) calibration is always taken: it is the textbook
 // one (Hockney), reported beside the exchange calibration for the algorithms
-// whose steps are exchanges. Their exchanges are timed in the ring's two
-// buffer patterns, half each: into the scratch chunk (a reduce-scatter
-// step) and into the buffer itself (an all-gather step); on this shared-
-// memory machine the destination's state changes the per-byte cost.
+// whose steps are exchanges. Their exchanges are timed in the ring's cycle,
+// half each: into the scratch chunk (a reduce-scatter step) and into the
+// buffer itself (an all-gather step); on this shared-memory machine the
+// state of the lines sent and written changes the per-byte cost.
 template <class T>
 class Calibrator {
  public:
@@ -98,11 +101,13 @@ class Calibrator {
     if (nbytes_ < sizes_.back()) own_.assign(sizes_.back(), 1), bytes_ = own_.data(), nbytes_ = own_.size();
     arena_ = arena, elems_ = arena_elems;
     red_ = std::max<size_t>(1, std::min(reduce_elems, arena_elems));
-    sample_links(-1), sample_reduction(-1);  // warm-up
+    sample_links(-1);  // warm-up
+    if (link_ != Link::exchange || t_.size() < 2) sample_reduction(-1);
   }
 
   void sample() {
-    sample_links(k_), sample_reduction(k_);
+    sample_links(k_);
+    if (link_ != Link::exchange || t_.size() < 2) sample_reduction(k_);  // else the ring cycle's reduction
     ++k_;
   }
 
@@ -124,7 +129,7 @@ class Calibrator {
                                           std::vector<double>(secs.begin() + first, secs.end()));
       m.alpha = std::max(0.0, f.intercept), m.beta = std::max(0.0, f.slope);
     }
-    m.gamma = comm::max(red_s_.empty() ? 0.0 : median(red_s_) / (red_ * sizeof(T)));
+    m.gamma = comm::max(red_pb_.empty() ? 0.0 : median(red_pb_));
     return m;
   }
 
@@ -142,23 +147,25 @@ class Calibrator {
       const double one_way = half_round_trip(buf, b);
       if (k >= 0 && one_way >= 0) pp_[s].push_back(one_way);
       if (link_ != Link::exchange) continue;
-      // The lines' coherence state as a ring step finds it. Each step sends
-      // a chunk this rank has just written (reduced, or received in the
-      // previous call), so it is first rewritten here; an all-gather step
-      // receives into a chunk the neighbour has just read (sent to it in the
-      // reduce-scatter), so that slice is first sent, untimed. When the two
-      // vCPUs sit on different last-level caches (this VM's slow state),
-      // such lines cost a cache-to-cache transfer or an invalidation each:
-      // a 512 KiB exchange of just-written data took 79 us there, of
-      // untouched data 44 us (44 us both in the fast state).
-      char* into = slots >= 2 ? bytes_ + (j + 1) % slots * b : own_rbuf(b);
-      char* scr = b <= red_ * sizeof(T) ? reinterpret_cast<char*>(scratch_) : own_rbuf(b);
-      if (into != scr) exchange(into, scr, b);
-      rewrite(buf, b);
-      const double in_place = exchange(buf, into, b);  // all-gather pattern
-      rewrite(buf, b);
-      const double to_scratch = exchange(buf, scr, b);  // reduce-scatter pattern (the scratch is then hot for gamma)
-      if (k >= 0) ex_[s].push_back(0.5 * (in_place + to_scratch));
+      // The ring's own cycle at p = 2 on two slices A and B: a reduce-
+      // scatter step (send B, which this rank received into last, receive
+      // into the scratch), the reduction into A, then an all-gather step
+      // (send A, just reduced; receive into B, which the neighbour has just
+      // read). Run once untimed, to leave each line in the state a ring call
+      // leaves it, then timed. The lines' coherence state is what costs:
+      // when the two vCPUs sit on different last-level caches (this VM's
+      // slow state) a 512 KiB all-gather step took 252 us there against
+      // 80 us for a reduce-scatter step, and the reduction into lines the
+      // neighbour had read 219 us against 40 us (44, 42 and 40 us in the
+      // fast state); an exchange or a reduction on other lines misses that.
+      char* A = bytes_;
+      char* B = slots >= 2 ? bytes_ + b : own_rbuf(0, b);
+      char* scr = b <= red_ * sizeof(T) ? reinterpret_cast<char*>(scratch_) : own_rbuf(1, b);
+      ring_cycle(A, B, scr, b);
+      const Cycle c = ring_cycle(A, B, scr, b);
+      if (k < 0) continue;
+      ex_[s].push_back(0.5 * (c.reduce_scatter + c.all_gather));
+      if (s + 1 == sizes_.size() && c.reduced_bytes > 0) red_pb_.push_back(c.reduce / c.reduced_bytes);
     }
     t_.set_phase(saved);
   }
@@ -188,34 +195,39 @@ class Calibrator {
     t_.sendrecv(buf, b, right, rbuf, b, left);
     return timer.seconds();
   }
-  // Writes the b bytes at buf with the ring's own reduction kernel (values
-  // change; the buffer is the collective's and is reset before any check).
-  void rewrite(char* buf, size_t b) {
+  struct Cycle {
+    double reduce_scatter = 0, reduce = 0, all_gather = 0, reduced_bytes = 0;
+  };
+  Cycle ring_cycle(char* A, char* B, char* scr, size_t b) {
+    Cycle c;
+    c.reduce_scatter = exchange(B, scr, b);
     const size_t n = std::min(b / sizeof(T), red_);
-    if (n == 0 || reinterpret_cast<uintptr_t>(buf) % alignof(T) != 0) return;
-    reduce_into(reinterpret_cast<T*>(buf), scratch_, n, op_);
+    Kokkos::Timer timer;
+    if (n > 0) reduce_into(reinterpret_cast<T*>(A), reinterpret_cast<const T*>(scr), n, op_);
+    c.reduce = timer.seconds(), c.reduced_bytes = static_cast<double>(n * sizeof(T));
+    c.all_gather = exchange(A, B, b);
+    return c;
   }
-  char* own_rbuf(size_t b) {
-    if (rbuf_.size() < b) rbuf_.assign(b, 0);
-    return rbuf_.data();
+  // Room of our own when the collective's buffer is too small (tiny collectives): two buffers.
+  char* own_rbuf(int i, size_t b) {
+    if (rbuf_[i].size() < b) rbuf_[i].assign(b, 0);
+    return rbuf_[i].data();
   }
+  // gamma for the one-way algorithms (and a single rank): the reduction
+  // into a slot of the buffer other than the one just sent.
   void sample_reduction(long k) {
-    // Into the slot after the one just sent, as a ring step reduces into a
-    // chunk other than the one it sends: reducing into lines the partner has
-    // just read costs their invalidation in its cache (measured here at
-    // 1 MiB: 37 us instead of 12.5 us per 512 KiB, and a model 16% slow).
     const size_t slots = elems_ / red_;
     T* acc = arena_ + static_cast<size_t>(k + 2) % slots * red_;
     Kokkos::Timer timer;
     reduce_into(acc, scratch_, red_, op_);
-    if (k >= 0) red_s_.push_back(timer.seconds());
+    if (k >= 0) red_pb_.push_back(timer.seconds() / static_cast<double>(red_ * sizeof(T)));
   }
 
   Transport& t_;
   Link link_;
   std::vector<size_t> sizes_;
   std::vector<std::vector<double>> pp_, ex_;  // per size: one-way and exchange samples
-  std::vector<double> red_s_;
+  std::vector<double> red_pb_;  // reduction samples, seconds per byte
   Op op_;
   T* scratch_;
   T* arena_ = nullptr;
@@ -223,7 +235,7 @@ class Calibrator {
   char* bytes_ = nullptr;
   size_t nbytes_ = 0;
   std::vector<char> own_;   // tiny collectives: the latency sizes need more room than their buffer
-  std::vector<char> rbuf_;  // exchange receive room when the buffer holds one message only
+  std::vector<char> rbuf_[2];  // exchange room when the buffer holds one message only
   long k_ = 0;
 };
 
