@@ -114,6 +114,11 @@ class Calibrator {
   // The calibration of the algorithm's own link pattern.
   AlphaBetaGamma fit() const { return fit(link_); }
 
+  CycleTimes cycle() const {
+    auto med = [](const std::vector<double>& v) { return comm::max(v.empty() ? 0.0 : median(v)); };
+    return {med(cyc_rs_), med(cyc_red_), med(cyc_ag_)};
+  }
+
   AlphaBetaGamma fit(Link l) const {
     AlphaBetaGamma m;
     const auto& samples = l == Link::exchange ? ex_ : pp_;
@@ -165,7 +170,9 @@ class Calibrator {
       const Cycle c = ring_cycle(A, B, scr, b);
       if (k < 0) continue;
       ex_[s].push_back(0.5 * (c.reduce_scatter + c.all_gather));
-      if (s + 1 == sizes_.size() && c.reduced_bytes > 0) red_pb_.push_back(c.reduce / c.reduced_bytes);
+      if (s + 1 < sizes_.size()) continue;
+      if (c.reduced_bytes > 0) red_pb_.push_back(c.reduce / c.reduced_bytes);
+      cyc_rs_.push_back(c.reduce_scatter), cyc_red_.push_back(c.reduce), cyc_ag_.push_back(c.all_gather);
     }
     t_.set_phase(saved);
   }
@@ -228,6 +235,7 @@ class Calibrator {
   std::vector<size_t> sizes_;
   std::vector<std::vector<double>> pp_, ex_;  // per size: one-way and exchange samples
   std::vector<double> red_pb_;  // reduction samples, seconds per byte
+  std::vector<double> cyc_rs_, cyc_red_, cyc_ag_;  // the ring cycle's parts at the largest message
   Op op_;
   T* scratch_;
   T* arena_ = nullptr;

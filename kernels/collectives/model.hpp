@@ -16,6 +16,13 @@ struct AlphaBetaGamma {
   double gamma = 0;  // seconds per byte reduced
 };
 
+// The calibration's ring cycle at the largest message: median seconds of the
+// reduce-scatter exchange, the reduction and the all-gather exchange (max
+// over ranks); 0 when not taken (one-way algorithms, one rank).
+struct CycleTimes {
+  double reduce_scatter = 0, reduce = 0, all_gather = 0;
+};
+
 inline double ceil_log2(int p) {
   int l = 0;
   while ((1 << l) < p) ++l;

@@ -186,6 +186,7 @@ class TypedBuffers : public Engine::Buffers {
       void sample() override { c.sample(); }
       AlphaBetaGamma fit() const override { return c.fit(); }
       AlphaBetaGamma fit_one_way() const override { return c.fit(Link::one_way); }
+      CycleTimes cycle() const override { return c.cycle(); }
     };
     T* scr = scratch<Kokkos::DefaultHostExecutionSpace>(m.reduce_elems);
     std::fill(scr, scr + m.reduce_elems, from_int<T>(1));  // no stray NaN or subnormal in the timing

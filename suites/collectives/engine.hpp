@@ -61,6 +61,9 @@ class Engine {
     virtual void sample() = 0;
     virtual AlphaBetaGamma fit() const = 0;
     virtual AlphaBetaGamma fit_one_way() const = 0;
+    // Exchange algorithms: median seconds of the ring cycle's parts at the
+    // largest message (reduce-scatter exchange, reduction, all-gather exchange).
+    virtual CycleTimes cycle() const = 0;
   };
   std::unique_ptr<Sampler> calibration(const std::string& algo);
 

@@ -43,6 +43,7 @@ struct Timing {
   std::map<std::string, Traffic> traffic;  // this rank's, last call
   AlphaBetaGamma model;                     // calibrated alongside on the algorithm's link pattern
   AlphaBetaGamma model_pp;                  // the same with the one-way (ping-pong) calibration
+  CycleTimes cycle;                         // the calibration's ring cycle at the largest message
 };
 
 // Each call is timed on its own between barriers (max over ranks), and the
@@ -77,7 +78,7 @@ std::vector<Timing> measure(std::vector<std::unique_ptr<Engine>>& engines, const
       if (calib[a]) calib[a]->sample();
     }
   for (size_t a = 0; a < k; ++a) {
-    if (calib[a]) t[a].model = calib[a]->fit(), t[a].model_pp = calib[a]->fit_one_way();
+    if (calib[a]) t[a].model = calib[a]->fit(), t[a].model_pp = calib[a]->fit_one_way(), t[a].cycle = calib[a]->cycle();
     t[a].seconds = median(calls[a]);
     for (auto& [name, v] : ph[a]) t[a].phases[name] = comm::max(median(v));
     t[a].traffic = engines[a]->transport().traffic();
@@ -223,7 +224,10 @@ int run(const Options& o) {
                         {"alpha_s", abg.alpha}, {"beta_s_per_B", abg.beta}, {"gamma_s_per_B", abg.gamma},
                         {"model_us", opt(pred * 1e6)}, {"link", exchange ? "exchange" : "one-way"},
                         {"pingpong_alpha_s", t[1].model_pp.alpha}, {"pingpong_beta_s_per_B", t[1].model_pp.beta},
-                        {"model_pingpong_us", opt(pred_pp * 1e6)}, {"tx_per_rank_B", tx}, {"tx_formula_B", tx_formula}});
+                        {"model_pingpong_us", opt(pred_pp * 1e6)}, {"tx_per_rank_B", tx}, {"tx_formula_B", tx_formula},
+                        {"calib_rs_exchange_us", t[1].cycle.reduce_scatter * 1e6},
+                        {"calib_reduce_us", t[1].cycle.reduce * 1e6},
+                        {"calib_ag_exchange_us", t[1].cycle.all_gather * 1e6}});
       }
       if (bytes != sizes.back()) continue;
       char line[320];
