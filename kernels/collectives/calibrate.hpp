@@ -20,7 +20,6 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <stdexcept>
 #include <vector>
 
@@ -157,12 +156,11 @@ class Calibrator {
       // into the scratch), the reduction into A, then an all-gather step
       // (send A, just reduced; receive into B, which the neighbour has just
       // read). Run once untimed, to leave each line in the state a ring call
-      // leaves it, then timed. The lines' coherence state is what costs:
-      // when the two vCPUs sit on different last-level caches (this VM's
-      // slow state) a 512 KiB all-gather step took 252 us there against
-      // 80 us for a reduce-scatter step, and the reduction into lines the
-      // neighbour had read 219 us against 40 us (44, 42 and 40 us in the
-      // fast state); an exchange or a reduction on other lines misses that.
+      // leaves it, then timed. The lines' coherence state is what costs when
+      // the two vCPUs sit on different last-level caches (this VM's slow
+      // state; 512 KiB, slow / fast): all-gather step 252 / 46 us, reduce-
+      // scatter step 79 / 42 us, reduction 219 / 40 us. An exchange or a
+      // reduction on lines in another state misses that.
       char* A = bytes_;
       char* B = slots >= 2 ? bytes_ + b : own_rbuf(0, b);
       char* scr = b <= red_ * sizeof(T) ? reinterpret_cast<char*>(scratch_) : own_rbuf(1, b);
