@@ -74,10 +74,10 @@ inline std::vector<size_t> pingpong_sizes(size_t message_bytes) {
 }
 
 // alpha, beta and gamma for one collective, sampled on the collective's own
-// buffer: messages and reduced chunks are cut from successive offsets of
-// `arena` (its contents are clobbered), so they stream through the same
-// memory as the collective and meet the same caches (a small private buffer
-// would stay in cache and time a faster link than the collective sees). A
+// buffer (its contents are clobbered): ping-pong messages and one-way
+// reductions at successive offsets of `arena`, the ring cycle on its first
+// two slices, so they meet the same memory and caches as the collective (a
+// small private buffer would stay in cache and time a faster link). A
 // caller may interleave sample() with the timed calls, so that both see the
 // same background load; fit() takes the medians.
 //

@@ -225,9 +225,9 @@ int run(const Options& o) {
                         {"model_us", opt(pred * 1e6)}, {"link", exchange ? "exchange" : "one-way"},
                         {"pingpong_alpha_s", t[1].model_pp.alpha}, {"pingpong_beta_s_per_B", t[1].model_pp.beta},
                         {"model_pingpong_us", opt(pred_pp * 1e6)}, {"tx_per_rank_B", tx}, {"tx_formula_B", tx_formula},
-                        {"calib_rs_exchange_us", t[1].cycle.reduce_scatter * 1e6},
-                        {"calib_reduce_us", t[1].cycle.reduce * 1e6},
-                        {"calib_ag_exchange_us", t[1].cycle.all_gather * 1e6}});
+                        {"calib_rs_exchange_us", opt(exchange ? t[1].cycle.reduce_scatter * 1e6 : NAN)},
+                        {"calib_reduce_us", opt(exchange ? t[1].cycle.reduce * 1e6 : NAN)},
+                        {"calib_ag_exchange_us", opt(exchange ? t[1].cycle.all_gather * 1e6 : NAN)}});
       }
       if (bytes != sizes.back()) continue;
       char line[320];
