@@ -4,23 +4,25 @@
 // (t = alpha + bytes * beta, Hockney 1994), gamma from timing the same
 // Kokkos reduction kernel the algorithms use (seconds per byte reduced).
 //
-// Two link patterns (see link_pattern() in model.hpp):
-// - one way: a ping-pong between ranks 0 and 1, half the round trip timed
-//   by the initiator alone (OSU's osu_latency). Trees, chains and the
-//   parameter server move data one way at a time.
+// Each algorithm is calibrated on its own cycle (cycle_pattern() in
+// model.hpp), in one of two link patterns (link_pattern()):
 // - exchange: every rank sends to its right neighbour while receiving from
 //   its left one, timed as one MPI_Sendrecv (a ring step; OSU's osu_bibw
 //   pattern). Ring, Rabenseifner and recursive-doubling steps are such
 //   exchanges; on a shared-memory link both directions share the memory
 //   system, so a one-way beta mispredicts them (measured here: the ring ran
 //   25-35% faster than a ping-pong beta predicted at 256 KiB - 1 MiB).
-//   The exchanges and gamma's reduction are timed in a ring cycle (reduce-
-//   scatter step, reduction, all-gather step) on two slices of the buffer,
-//   so that every line is in the coherence state a ring step finds it in.
+// - one way: rank 0 or 1 sends while the other receives (trees, chains and
+//   the parameter server move data one way at a time).
+// The cycle's transfers and reduction run on slices of the collective's own
+// buffer in the algorithm's order, so every line is in the coherence state
+// the algorithm's own steps find it in. The textbook ping-pong (half the
+// round trip, timed by the initiator; OSU's osu_latency) is reported beside.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "kernels/collectives/model.hpp"
@@ -55,6 +57,30 @@ inline LineFit fit_line_relative(const std::vector<double>& x, const std::vector
   return f;
 }
 
+// The line through (x0, y0) that best fits the other points (relative
+// weights, as above): with x0 the message size the algorithm sends, the
+// model is exact there and the other points set only the slope. A free
+// line through a bandwidth cluster (m/4, m/2, m) missed its own point at m
+// by -8..+5% on this machine (16 MiB all-reduce, 2 ranks), where the per-
+// byte cost bends as the buffers outgrow the cache. The intercept is kept
+// >= 0 (then the line is the one through the origin and (x0, y0)).
+inline LineFit fit_line_through(const std::vector<double>& x, const std::vector<double>& y, double x0, double y0) {
+  if (x.size() != y.size() || x.empty()) throw std::invalid_argument("fit needs >= 1 other point");
+  if (!(x0 > 0) || !(y0 > 0)) throw std::invalid_argument("fit needs a positive anchor");
+  double num = 0, den = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (!(y[i] > 0)) throw std::invalid_argument("fit needs positive times");
+    const double w = 1 / (y[i] * y[i]), dx = x[i] - x0;
+    num += w * dx * (y[i] - y0), den += w * dx * dx;
+  }
+  if (!(den > 0)) throw std::invalid_argument("fit needs two distinct sizes");
+  LineFit f;
+  f.slope = std::max(0.0, num / den);
+  f.intercept = y0 - f.slope * x0;
+  if (f.intercept < 0) f.intercept = 0, f.slope = y0 / x0;
+  return f;
+}
+
 inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const size_t h = v.size() / 2;
@@ -74,105 +100,170 @@ inline std::vector<size_t> pingpong_sizes(size_t message_bytes) {
 }
 
 // alpha, beta and gamma for one collective, sampled on the collective's own
-// buffer (its contents are clobbered): ping-pong messages and one-way
-// reductions at successive offsets of `arena`, the ring cycle on its first
-// two slices, so they meet the same memory and caches as the collective (a
-// small private buffer would stay in cache and time a faster link). A
-// caller may interleave sample() with the timed calls, so that both see the
-// same background load; fit() takes the medians.
+// buffer (its contents are clobbered), so that they meet the same memory and
+// caches as the collective (a small private buffer would stay in cache and
+// time a faster link). A caller may interleave sample() with the timed
+// calls, so that both see the same background load; fit() takes the medians.
 //
-// The one-way (ping-pong) calibration is always taken: it is the textbook
-// one (Hockney), reported beside the exchange calibration for the algorithms
-// whose steps are exchanges. Their exchanges are timed in the ring's cycle,
-// half each: into the scratch chunk (a reduce-scatter step) and into the
-// buffer itself (an all-gather step); on this shared-memory machine the
-// state of the lines sent and written changes the per-byte cost.
+// Two calibrations are taken at every size:
+// - the algorithm's own cycle (cycle_pattern(), model.hpp): its transfers
+//   and its reduction, on slices A, B of the buffer and the scratch, run once
+//   untimed and then timed, so that every line is in the state the
+//   algorithm's own calls leave it in. Its transfers give alpha and beta,
+//   its reduction gamma. This is the model's calibration.
+// - the textbook one-way ping-pong (Hockney; OSU's osu_latency), reported
+//   beside it (fit_one_way()): it sends back the lines it has just received,
+//   which no algorithm here does.
 template <class T>
 class Calibrator {
  public:
   // message_bytes: the largest message the algorithm sends; reduce_elems:
   // the chunk it reduces per step; scratch: >= reduce_elems elements.
   Calibrator(Transport& t, size_t message_bytes, size_t reduce_elems, Op op, T* arena, size_t arena_elems,
-             T* scratch, Link link = Link::one_way)
-      : t_(t), link_(link), sizes_(pingpong_sizes(message_bytes)), pp_(sizes_.size()), ex_(sizes_.size()), op_(op),
-        scratch_(scratch) {
+             T* scratch, CyclePattern pattern)
+      : t_(t), pattern_(std::move(pattern)), sizes_(pingpong_sizes(message_bytes)), pp_(sizes_.size()),
+        cyc_(sizes_.size()), op_(op), scratch_(scratch) {
     bytes_ = reinterpret_cast<char*>(arena), nbytes_ = arena_elems * sizeof(T);
     if (nbytes_ < sizes_.back()) own_.assign(sizes_.back(), 1), bytes_ = own_.data(), nbytes_ = own_.size();
     arena_ = arena, elems_ = arena_elems;
     red_ = std::max<size_t>(1, std::min(reduce_elems, arena_elems));
+    for (auto& s : pattern_.steps) has_reduce_ = has_reduce_ || s.kind == CycleStep::reduce;
     sample_links(-1);  // warm-up
-    if (link_ != Link::exchange || t_.size() < 2) sample_reduction(-1);
+    if (!cycle_reduces()) sample_reduction(-1);
   }
 
   void sample() {
     sample_links(k_);
-    if (link_ != Link::exchange || t_.size() < 2) sample_reduction(k_);  // else the ring cycle's reduction
+    if (!cycle_reduces()) sample_reduction(k_);  // else the cycle's reduction
     ++k_;
   }
 
-  // The calibration of the algorithm's own link pattern.
-  AlphaBetaGamma fit() const { return fit(link_); }
+  // The calibration on the algorithm's own cycle (the model's).
+  AlphaBetaGamma fit() const { return fit_samples(cyc_); }
+  // The textbook one: alpha and beta from the ping-pong, gamma as fit()'s.
+  AlphaBetaGamma fit_one_way() const { return fit_samples(pp_); }
 
+  // The cycle's parts at the largest message: first transfer, reduction,
+  // last transfer (0 where the cycle has none).
   CycleTimes cycle() const {
     auto med = [](const std::vector<double>& v) { return comm::max(v.empty() ? 0.0 : median(v)); };
-    return {med(cyc_rs_), med(cyc_red_), med(cyc_ag_)};
+    return {med(part_first_), med(part_reduce_), med(part_last_)};
   }
 
-  AlphaBetaGamma fit(Link l) const {
+ private:
+  bool cycle_reduces() const { return has_reduce_ && t_.size() >= 2; }
+
+  AlphaBetaGamma fit_samples(const std::vector<std::vector<double>>& samples) const {
     AlphaBetaGamma m;
-    const auto& samples = l == Link::exchange ? ex_ : pp_;
     if (t_.size() >= 2) {
       std::vector<double> secs;
       for (auto& v : samples) secs.push_back(comm::max(v.empty() ? 0.0 : median(v)));
-      // With a bandwidth cluster (m/4, m/2, m), the line through it alone:
-      // its intercept then carries the per-message cost of the protocol the
-      // algorithm's messages actually use (MPICH's rendezvous above the eager
-      // limit), its slope the per-byte cost at that size. Otherwise all points.
-      const size_t first = sizes_.size() > 4 ? sizes_.size() - 3 : 0;
-      const LineFit f = fit_line_relative(std::vector<double>(sizes_.begin() + first, sizes_.end()),
-                                          std::vector<double>(secs.begin() + first, secs.end()));
+      // With a bandwidth cluster (m/4, m/2, m), the line through it alone,
+      // pinned at m: its intercept then carries the per-message cost of the
+      // protocol the algorithm's messages actually use (MPICH's rendezvous
+      // above the eager limit), its slope the per-byte cost near m, and it
+      // is exact at m, the message the ring sends at every step. Otherwise
+      // (messages <= 2 KiB) a free line through all points.
+      LineFit f;
+      if (sizes_.size() > 4) {
+        const size_t first = sizes_.size() - 3, last = sizes_.size() - 1;
+        f = fit_line_through(std::vector<double>(sizes_.begin() + first, sizes_.begin() + last),
+                             std::vector<double>(secs.begin() + first, secs.begin() + last),
+                             static_cast<double>(sizes_[last]), secs[last]);
+      } else {
+        f = fit_line_relative(std::vector<double>(sizes_.begin(), sizes_.end()), secs);
+      }
       m.alpha = std::max(0.0, f.intercept), m.beta = std::max(0.0, f.slope);
     }
     m.gamma = comm::max(red_pb_.empty() ? 0.0 : median(red_pb_));
     return m;
   }
 
- private:
-  // One sample per size of each link pattern. Each timed message is
-  // preceded by an untimed empty one between the same partners, so that a
-  // partner still busy elsewhere (skew) is not counted as transfer time.
+  // One sample per size of each calibration. Each timed transfer is
+  // preceded by an empty one between the same partners, so that a partner
+  // still busy elsewhere (skew) is not counted as transfer time.
   void sample_links(long k) {
     if (t_.size() < 2) return;
     const std::string saved = t_.phase();
     t_.set_phase("pingpong");  // calibration traffic, kept apart from the algorithm's phases
+    const size_t bandwidth_first = sizes_.size() > 4 ? sizes_.size() - 3 : sizes_.size();
     for (size_t s = 0; s < sizes_.size(); ++s) {
       const size_t b = sizes_[s], slots = nbytes_ / b, j = static_cast<size_t>(k + 1) % slots;
-      char* buf = bytes_ + j * b;
-      const double one_way = half_round_trip(buf, b);
-      if (k >= 0 && one_way >= 0) pp_[s].push_back(one_way);
-      if (link_ != Link::exchange) continue;
-      // The ring's own cycle at p = 2 on two slices A and B: a reduce-
-      // scatter step (send B, which this rank received into last, receive
-      // into the scratch), the reduction into A, then an all-gather step
-      // (send A, just reduced; receive into B, which the neighbour has just
-      // read). Run once untimed, to leave each line in the state a ring call
-      // leaves it, then timed. The lines' coherence state is what costs when
-      // the two vCPUs sit on different last-level caches (this VM's slow
-      // state; 512 KiB, slow / fast): all-gather step 252 / 46 us, reduce-
-      // scatter step 79 / 42 us, reduction 219 / 40 us. An exchange or a
-      // reduction on lines in another state misses that.
-      char* A = bytes_;
-      char* B = slots >= 2 ? bytes_ + b : own_rbuf(0, b);
-      char* scr = b <= red_ * sizeof(T) ? reinterpret_cast<char*>(scratch_) : own_rbuf(1, b);
-      ring_cycle(A, B, scr, b);
-      const Cycle c = ring_cycle(A, B, scr, b);
+      // The cycle: exchanges on the first two slices (a ring step's chunks);
+      // one-way transfers over successive slices, sweeping the buffer at the
+      // bandwidth sizes as a chain streams it (up to 256 slices). The whole
+      // sweep once untimed, to leave each line in the state the algorithm's
+      // calls leave it, then timed.
+      const bool one_way = pattern_.link == Link::one_way;
+      const size_t span = one_way && s >= bandwidth_first ? std::min<size_t>(slots, 256) : 1;
+      // At p = 2 the ring's rank r reduces into chunk r and sends the other:
+      // so A is slice r here, and the slices a rank never writes in the
+      // collective (a reduce-scatter's sent chunk) stay unwritten here too.
+      const size_t mine = slots >= 2 ? static_cast<size_t>(t_.rank() % 2) : 0;
+      auto at = [&](size_t i, char* slot[3]) {
+        const size_t a = one_way ? (j + i) % slots : mine;
+        slot[0] = bytes_ + a * b;
+        slot[1] = slots >= 2 ? bytes_ + (a + 1) % slots * b : own_rbuf(0, b);
+        slot[2] = b <= red_ * sizeof(T) ? reinterpret_cast<char*>(scratch_) : own_rbuf(1, b);
+      };
+      char* slot[3];
+      for (size_t i = 0; i < span; ++i) at(i, slot), run_cycle(slot, b);
+      Parts c;
+      for (size_t i = 0; i < span; ++i) at(i, slot), c += run_cycle(slot, b);
+      // The textbook ping-pong on a buffer of its own: it writes back into
+      // the lines it sends, which would leave the cycle's in a state that
+      // none of the algorithms leaves them in.
+      const double one_way_pp = half_round_trip(own_rbuf(2, b), b);
       if (k < 0) continue;
-      ex_[s].push_back(0.5 * (c.reduce_scatter + c.all_gather));
+      if (one_way_pp >= 0) pp_[s].push_back(one_way_pp);
+      if (c.transfers > 0) cyc_[s].push_back(c.transfer / c.transfers);
       if (s + 1 < sizes_.size()) continue;
       if (c.reduced_bytes > 0) red_pb_.push_back(c.reduce / c.reduced_bytes);
-      cyc_rs_.push_back(c.reduce_scatter), cyc_red_.push_back(c.reduce), cyc_ag_.push_back(c.all_gather);
+      const double per = 1.0 / static_cast<double>(span);
+      if (c.first >= 0) part_first_.push_back(c.first * per);
+      if (c.reduce >= 0 && has_reduce_) part_reduce_.push_back(c.reduce * per);
+      if (c.last >= 0 && c.transfers > static_cast<int>(span)) part_last_.push_back(c.last * per);
     }
     t_.set_phase(saved);
+  }
+
+  // One cycle's times on this rank (or a sweep's sums): its transfers, the
+  // first and last of them, and its reduction; -1 where it has none.
+  struct Parts {
+    double transfer = 0;
+    int transfers = 0;
+    double first = -1, last = -1, reduce = -1, reduced_bytes = 0;
+    Parts& operator+=(const Parts& o) {
+      auto add = [](double& a, double b) { a = b < 0 ? a : (a < 0 ? b : a + b); };
+      transfer += o.transfer, transfers += o.transfers, reduced_bytes += o.reduced_bytes;
+      add(first, o.first), add(last, o.last), add(reduce, o.reduce);
+      return *this;
+    }
+  };
+  // The cycle's steps in order, on slices slot[A], slot[B], slot[S] of b bytes.
+  // Ranks 2 and up take part in exchanges only.
+  Parts run_cycle(char* const slot[3], size_t b) {
+    Parts c;
+    const int r = t_.rank();
+    for (const CycleStep& st : pattern_.steps) {
+      char* from = slot[static_cast<int>(st.from)];
+      char* to = slot[static_cast<int>(st.to)];
+      if (st.kind == CycleStep::reduce) {
+        if (pattern_.link == Link::one_way && r != 0) continue;
+        const size_t n = std::min(b / sizeof(T), red_);
+        Kokkos::Timer timer;
+        if (n > 0) reduce_into(reinterpret_cast<T*>(to), reinterpret_cast<const T*>(from), n, op_);
+        c.reduce = timer.seconds(), c.reduced_bytes = static_cast<double>(n * sizeof(T));
+        continue;
+      }
+      const double sec = st.kind == CycleStep::exchange ? exchange(from, to, b)
+                                                         : one_way(from, to, b, st.kind == CycleStep::up ? 1 : 0);
+      if (sec < 0) continue;
+      c.transfer += sec, ++c.transfers;
+      if (c.first < 0) c.first = sec;
+      c.last = sec;
+    }
+    return c;
   }
   // Ranks 0 and 1; the initiator's half round trip (OSU's osu_latency), -1 elsewhere.
   double half_round_trip(char* buf, size_t b) {
@@ -190,6 +281,19 @@ class Calibrator {
     t_.recv(buf, b, other), t_.send(buf, b, other);
     return -1;
   }
+  // Ranks 0 and 1: `sender` sends b bytes from `from`, the other receives
+  // them into `to`; each times its own side from a common start. -1 elsewhere.
+  double one_way(const char* from, char* to, size_t b, int sender) {
+    const int r = t_.rank();
+    if (r >= 2) return -1;
+    const int other = 1 - r;
+    char none = 0, got = 0;
+    t_.sendrecv(&none, 0, other, &got, 0, other);  // both partners now at this point
+    Kokkos::Timer timer;
+    if (r == sender) t_.send(from, b, other);
+    else t_.recv(to, b, other);
+    return timer.seconds();
+  }
   // Every rank: send b bytes right while receiving b bytes from the left (a ring step).
   double exchange(const char* buf, char* rbuf, size_t b) {
     const int p = t_.size(), r = t_.rank(), right = (r + 1) % p, left = (r - 1 + p) % p;
@@ -200,26 +304,13 @@ class Calibrator {
     t_.sendrecv(buf, b, right, rbuf, b, left);
     return timer.seconds();
   }
-  struct Cycle {
-    double reduce_scatter = 0, reduce = 0, all_gather = 0, reduced_bytes = 0;
-  };
-  Cycle ring_cycle(char* A, char* B, char* scr, size_t b) {
-    Cycle c;
-    c.reduce_scatter = exchange(B, scr, b);
-    const size_t n = std::min(b / sizeof(T), red_);
-    Kokkos::Timer timer;
-    if (n > 0) reduce_into(reinterpret_cast<T*>(A), reinterpret_cast<const T*>(scr), n, op_);
-    c.reduce = timer.seconds(), c.reduced_bytes = static_cast<double>(n * sizeof(T));
-    c.all_gather = exchange(A, B, b);
-    return c;
-  }
-  // Room of our own when the collective's buffer is too small (tiny collectives): two buffers.
+  // Room of our own: when the collective's buffer holds too few slices, and for the ping-pong.
   char* own_rbuf(int i, size_t b) {
     if (rbuf_[i].size() < b) rbuf_[i].assign(b, 0);
     return rbuf_[i].data();
   }
-  // gamma for the one-way algorithms (and a single rank): the reduction
-  // into a slot of the buffer other than the one just sent.
+  // gamma where the cycle has no reduction (and a single rank): the
+  // reduction into a slot of the buffer, reported only.
   void sample_reduction(long k) {
     const size_t slots = elems_ / red_;
     T* acc = arena_ + static_cast<size_t>(k + 2) % slots * red_;
@@ -229,11 +320,12 @@ class Calibrator {
   }
 
   Transport& t_;
-  Link link_;
+  CyclePattern pattern_;
+  bool has_reduce_ = false;
   std::vector<size_t> sizes_;
-  std::vector<std::vector<double>> pp_, ex_;  // per size: one-way and exchange samples
+  std::vector<std::vector<double>> pp_, cyc_;  // per size: ping-pong and cycle transfer samples
   std::vector<double> red_pb_;  // reduction samples, seconds per byte
-  std::vector<double> cyc_rs_, cyc_red_, cyc_ag_;  // the ring cycle's parts at the largest message
+  std::vector<double> part_first_, part_reduce_, part_last_;  // the cycle's parts at the largest message
   Op op_;
   T* scratch_;
   T* arena_ = nullptr;
@@ -241,7 +333,7 @@ class Calibrator {
   char* bytes_ = nullptr;
   size_t nbytes_ = 0;
   std::vector<char> own_;   // tiny collectives: the latency sizes need more room than their buffer
-  std::vector<char> rbuf_[2];  // exchange room when the buffer holds one message only
+  std::vector<char> rbuf_[3];  // room when the buffer holds one message only; the ping-pong's
   long k_ = 0;
 };
 

@@ -9,7 +9,6 @@
 // (derived here; for k >> p both tend to n beta, independent of p, like the
 // ring all-reduce of seed 000).
 #include <algorithm>
-#include <memory>
 
 #include "kernels/collectives/ring.hpp"
 
@@ -53,14 +52,15 @@ void chain_broadcast(Transport& t, T* data, size_t n, int root, size_t seg_bytes
 // Afterwards root's data[0..n) holds op over all ranks (the farthest rank
 // starts; each rank adds its own data to a segment and passes it on toward
 // the root). The other ranks' buffers hold partial results.
+// scratch: room for one segment (at most n elements), kept by the caller.
 template <class T>
-void chain_reduce(Transport& t, T* data, size_t n, Op op, int root, size_t seg_bytes = kChainSegmentBytes) {
+void chain_reduce(Transport& t, T* data, size_t n, Op op, int root, T* scratch,
+                  size_t seg_bytes = kChainSegmentBytes) {
   const int p = t.size(), r = t.rank();
   if (p == 1) return;
   const detail::Segments seg{n, chain_segments(n * sizeof(T), seg_bytes)};
   const long d = (r - root + p) % p;
   const int toward_root = (r - 1 + p) % p, away = (r + 1) % p;
-  std::unique_ptr<T[]> tmp(new T[std::max<size_t>(1, seg.size(0))]);
   t.set_phase("reduce");
   for (long s = 0; s < static_cast<long>(seg.k) + p - 2; ++s) {
     // Segment jr arrives from farther out; segment js = jr - 1, reduced in
@@ -69,8 +69,8 @@ void chain_reduce(Transport& t, T* data, size_t n, Op op, int root, size_t seg_b
     const bool rcv = d <= p - 2 && seg.valid(jr), snd = d >= 1 && seg.valid(js);
     if (!snd && !rcv) continue;
     t.sendrecv(snd ? data + seg.begin(js) : nullptr, snd ? seg.size(js) * sizeof(T) : 0, snd ? toward_root : -1,
-               rcv ? tmp.get() : nullptr, rcv ? seg.size(jr) * sizeof(T) : 0, rcv ? away : -1);
-    if (rcv) reduce_into(data + seg.begin(jr), tmp.get(), seg.size(jr), op);
+               rcv ? scratch : nullptr, rcv ? seg.size(jr) * sizeof(T) : 0, rcv ? away : -1);
+    if (rcv) reduce_into(data + seg.begin(jr), scratch, seg.size(jr), op);
   }
 }
 

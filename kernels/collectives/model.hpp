@@ -5,6 +5,7 @@
 // as nccl-tests' size column), p the rank count.
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "kernels/collectives/chain.hpp"
 
@@ -78,23 +79,64 @@ inline Link link_pattern(const std::string& coll, const std::string& algo) {
   return Link::one_way;
 }
 
+// The calibration cycle of an algorithm (calibrate.hpp): its steps as ranks
+// 0 and 1 see them at p = 2, on slices A and B of the collective's own
+// buffer and the scratch S. On this shared-memory machine the cost of a
+// step depends on which cache last wrote the lines it reads, so each cycle
+// leaves every slice as the algorithm's own calls leave it: e.g. the ring
+// all-gather alone sends a chunk no rank writes, the ring all-reduce's all-
+// gather step sends the chunk it has just reduced (measured, 512 KiB, in
+// this VM's slow state: 46 vs 252 us; docs/collectives.md).
+enum class Slot : unsigned char { A, B, S };
+struct CycleStep {
+  enum Kind : unsigned char {
+    exchange,   // every rank sends `from` right and receives `to` from the left
+    up,         // rank 1 sends `from`, rank 0 receives into `to`
+    down,       // rank 0 sends `from`, rank 1 receives into `to`
+    reduce      // to = op(to, from): every rank (exchange cycles) or rank 0 (one-way ones)
+  } kind;
+  Slot from, to;
+};
+struct CyclePattern {
+  Link link = Link::one_way;
+  std::vector<CycleStep> steps;
+};
+inline CyclePattern cycle_pattern(const std::string& coll, const std::string& algo) {
+  using K = CycleStep;
+  const Link l = link_pattern(coll, algo);
+  if (coll == "all_reduce" && (algo == "ring" || algo == "ring_nccl" || algo == "rabenseifner"))
+    // Reduce-scatter step (send B, receive into S), reduction into A,
+    // all-gather step (send A, receive into B, which the neighbour has read).
+    return {l, {{K::exchange, Slot::B, Slot::S}, {K::reduce, Slot::S, Slot::A}, {K::exchange, Slot::A, Slot::B}}};
+  if (coll == "all_reduce" && algo == "recursive_doubling")  // the whole buffer, reduced in place each step
+    return {l, {{K::exchange, Slot::A, Slot::S}, {K::reduce, Slot::S, Slot::A}}};
+  if (coll == "reduce_scatter") return {l, {{K::exchange, Slot::B, Slot::S}, {K::reduce, Slot::S, Slot::A}}};
+  if (coll == "all_gather") return {l, {{K::exchange, Slot::A, Slot::B}}};  // A: this rank's, never written
+  if (coll == "all_reduce" && algo == "param_server")  // push, reduce at the server, pull into the buffer
+    return {l, {{K::up, Slot::A, Slot::S}, {K::reduce, Slot::S, Slot::A}, {K::down, Slot::A, Slot::A}}};
+  if (coll == "reduce") return {l, {{K::up, Slot::A, Slot::S}, {K::reduce, Slot::S, Slot::A}}};
+  return {l, {{K::down, Slot::A, Slot::A}}};  // broadcast: the root's buffer is only read
+}
+
 // The largest message an algorithm sends and the chunk it reduces per step
 // (elements), for calibrating beta and gamma in the same regime.
 struct MessageShape {
   size_t message_bytes, reduce_elems;
   Link link = Link::one_way;
+  CyclePattern cycle;  // the steps the calibration times (cycle_pattern())
 };
 inline MessageShape message_shape(const std::string& coll, const std::string& algo, int p, size_t count,
                                   size_t elt) {
   const size_t n = count * elt;
   const Link l = link_pattern(coll, algo);
+  const CyclePattern c = cycle_pattern(coll, algo);
   if (algo == "ring" && (coll == "broadcast" || coll == "reduce")) {
     const size_t k = chain_segments(n);
-    return {(n + k - 1) / k, (count + k - 1) / k, l};
+    return {(n + k - 1) / k, (count + k - 1) / k, l, c};
   }
-  if (algo == "ring") return {(n + p - 1) / p, (count + p - 1) / p, l};
-  if (algo == "rabenseifner") return {(n + 1) / 2, (count + 1) / 2, l};
-  return {n, count, l};
+  if (algo == "ring") return {(n + p - 1) / p, (count + p - 1) / p, l, c};
+  if (algo == "rabenseifner") return {(n + 1) / 2, (count + 1) / 2, l, c};
+  return {n, count, l, c};
 }
 
 }  // namespace sp::coll

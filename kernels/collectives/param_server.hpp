@@ -5,24 +5,23 @@
 // link, so its time grows with p:
 //   2(p-1)(alpha + n beta) + (p-1) n gamma   (derived; MODELS.md "Collectives").
 // Traffic phases: "push" (workers -> server) and "pull" (server -> workers).
-#include <memory>
 
 #include "kernels/collectives/ring.hpp"
 
 namespace sp::coll {
 
+// scratch: room for n elements on the server, kept by the caller across calls.
 template <class T>
-void param_server_all_reduce(Transport& t, T* data, size_t n, Op op, int server = 0) {
+void param_server_all_reduce(Transport& t, T* data, size_t n, Op op, T* scratch, int server = 0) {
   const int p = t.size(), r = t.rank();
   if (p == 1) return;
   const size_t bytes = n * sizeof(T);
   if (r == server) {
-    std::unique_ptr<T[]> tmp(new T[n > 0 ? n : 1]);
     t.set_phase("push");
     for (int w = 0; w < p; ++w) {
       if (w == server) continue;
-      t.recv(tmp.get(), bytes, w);  // one worker at a time: the server's link serialises them anyway
-      reduce_into(data, tmp.get(), n, op);
+      t.recv(scratch, bytes, w);  // one worker at a time: the server's link serialises them anyway
+      reduce_into(data, scratch, n, op);
     }
     t.set_phase("pull");
     for (int w = 0; w < p; ++w)

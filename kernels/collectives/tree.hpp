@@ -4,7 +4,6 @@
 // Time lg p (alpha + n beta) for broadcast, lg p (alpha + n beta + n gamma)
 // for reduce (../shared/MODELS.md, "Collectives"; the gamma term is ours:
 // each receiving step also reduces n bytes).
-#include <memory>
 
 #include "kernels/collectives/ring.hpp"
 
@@ -30,11 +29,11 @@ void binomial_broadcast(Transport& t, T* data, size_t n, int root) {
 
 // Afterwards root's data[0..n) holds op over all ranks; the other ranks'
 // buffers hold partial results. Needs a commutative op (sum, max, min are).
+// scratch: room for n elements, kept by the caller across calls.
 template <class T>
-void binomial_reduce(Transport& t, T* data, size_t n, Op op, int root) {
+void binomial_reduce(Transport& t, T* data, size_t n, Op op, int root, T* scratch) {
   const int p = t.size(), r = t.rank();
   const int vr = (r - root + p) % p;
-  std::unique_ptr<T[]> tmp(new T[n > 0 ? n : 1]);
   t.set_phase("reduce");
   for (int mask = 1; mask < p; mask <<= 1) {
     if (vr & mask) {  // send the partial result up, then done
@@ -42,8 +41,8 @@ void binomial_reduce(Transport& t, T* data, size_t n, Op op, int root) {
       return;
     }
     if ((vr | mask) < p) {
-      t.recv(tmp.get(), n * sizeof(T), ((vr | mask) + root) % p);
-      reduce_into(data, tmp.get(), n, op);
+      t.recv(scratch, n * sizeof(T), ((vr | mask) + root) % p);
+      reduce_into(data, scratch, n, op);
     }
   }
 }

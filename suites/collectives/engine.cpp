@@ -185,13 +185,15 @@ class TypedBuffers : public Engine::Buffers {
       explicit S(Calibrator<T> cal) : c(std::move(cal)) {}
       void sample() override { c.sample(); }
       AlphaBetaGamma fit() const override { return c.fit(); }
-      AlphaBetaGamma fit_one_way() const override { return c.fit(Link::one_way); }
+      AlphaBetaGamma fit_one_way() const override { return c.fit_one_way(); }
       CycleTimes cycle() const override { return c.cycle(); }
     };
-    T* scr = scratch<Kokkos::DefaultHostExecutionSpace>(m.reduce_elems);
+    // As large as any algorithm's (run_project's n): a later call must not
+    // reallocate the scratch under the calibrator's pointer.
+    T* scr = scratch<Kokkos::DefaultHostExecutionSpace>(std::max<size_t>(m.reduce_elems, hsend_.extent(0)));
     std::fill(scr, scr + m.reduce_elems, from_int<T>(1));  // no stray NaN or subnormal in the timing
     return std::make_unique<S>(
-        Calibrator<T>(t, m.message_bytes, m.reduce_elems, op, hsend_.data(), hsend_.extent(0), scr, m.link));
+        Calibrator<T>(t, m.message_bytes, m.reduce_elems, op, hsend_.data(), hsend_.extent(0), scr, m.cycle));
   }
 
  private:
@@ -263,17 +265,20 @@ class TypedBuffers : public Engine::Buffers {
   void run_project(const CaseSpec& s, Transport& t, const std::string& algo, T* buf,
                           std::map<std::string, double>& ph) {
     const size_t n = s.count;
+    // Room for n elements, kept across calls: the reducing algorithms
+    // receive into it (each needs at most n).
+    auto room = [&] { return scratch<Kokkos::DefaultHostExecutionSpace>(n); };
     if (algo == "ring" && (s.coll == Coll::all_reduce || s.coll == Coll::reduce_scatter || s.coll == Coll::all_gather))
       return run_ring<Kokkos::DefaultHostExecutionSpace>(s, t, buf, ph);
     switch (s.coll) {
       case Coll::all_reduce:
         if (algo == "rabenseifner") {
-          timed(ph, "reduce-scatter", [&] { halving_reduce_scatter(t, buf, n, s.op); });
+          timed(ph, "reduce-scatter", [&] { halving_reduce_scatter(t, buf, n, s.op, room()); });
           timed(ph, "all-gather", [&] { doubling_all_gather(t, buf, n); });
         } else if (algo == "recursive_doubling") {
-          recursive_doubling_all_reduce(t, buf, n, s.op);
+          recursive_doubling_all_reduce(t, buf, n, s.op, room());
         } else if (algo == "param_server") {
-          param_server_all_reduce(t, buf, n, s.op);
+          param_server_all_reduce(t, buf, n, s.op, room());
         } else {
           break;
         }
@@ -286,8 +291,8 @@ class TypedBuffers : public Engine::Buffers {
         if (algo == "binomial") return binomial_broadcast(t, buf, n, s.root);
         break;
       case Coll::reduce:
-        if (algo == "ring") return chain_reduce(t, buf, n, s.op, s.root);
-        if (algo == "binomial") return binomial_reduce(t, buf, n, s.op, s.root);
+        if (algo == "ring") return chain_reduce(t, buf, n, s.op, s.root, room());
+        if (algo == "binomial") return binomial_reduce(t, buf, n, s.op, s.root, room());
         break;
     }
     throw std::logic_error("no algorithm '" + algo + "' for " + s.name());

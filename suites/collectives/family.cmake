@@ -21,6 +21,7 @@ if(SP_BUILD_TESTS)
   sp_cli_test(coll_nt_int_overflow 2 nccl-tests -b 4G -e 4G -d float)
   sp_cli_test(coll_nt_smaller_than_type 2 nccl-tests -b 2 -e 2 -d double)
   sp_cli_test(coll_nt_end_below_begin 2 nccl-tests -b 1M -e 1K)
+  sp_cli_test(coll_nt_negative_settle 2 nccl-tests --settle -1)
   sp_cli_test(coll_nt_ok 0 nccl-tests -b 8 -e 4K -f 8 -a ring -n 2 -w 1 -c 1)
   # At 3 ranks the power-of-two algorithms must refuse, not fall back silently
   # (all ranks' stderr is checked at once).

@@ -22,7 +22,10 @@
 #include "scaleproof/registry.hpp"
 #include "kernels/collectives/calibrate.hpp"
 #include "kernels/collectives/recursive.hpp"
+#include "launch.hpp"
+#include "manifest.hpp"
 #include "results.hpp"
+#include "scaleproof/kokkos_compat.hpp"
 #include "selection.hpp"
 #include "suites/collectives/engine.hpp"
 
@@ -32,7 +35,7 @@ namespace {
 struct Options {
   std::string coll = "all_reduce", begin = "32M", end = "32M", op = "sum", dtype = "float", algos, json;
   std::string factor = "2", step;
-  int root = 0, iters = 20, warmup = 5, check = 1;
+  int root = 0, iters = 20, warmup = 5, check = 1, settle = kSettleCalls;
   bool no_model = false;
 };
 
@@ -50,15 +53,16 @@ struct Timing {
 // median over calls is reported: on a shared, oversubscribed machine one
 // descheduled call would dominate nccl-tests' mean of back-to-back calls.
 // The algorithms compared at one size take turns call by call, so
-// background load falls on all of them alike; with more than one, each
-// timed call follows an untimed call of its own algorithm, so that it
+// background load falls on all of them alike. With `model`, the alpha-beta-
+// gamma calibration of each modelled algorithm is sampled between the timed
+// calls too (on the same buffers), so that the prediction and the
+// measurement share the machine's state. Whenever anything runs between two
+// timed calls of an algorithm (another algorithm, a calibration sample),
+// `settle` untimed calls of its own come first, so that the timed call
 // starts, as in nccl-tests' loop of back-to-back calls, from the caches its
-// own previous call left, not from another algorithm's buffers. (Timed
-// straight after MPI_Allreduce, the ring ran 43-48% slower than the model
-// at 4 MiB and 34-37% at 16 MiB; timed alone, 5-6% and 13-15%.)
-// With `model`, the alpha-beta-gamma calibration of each modelled algorithm
-// is sampled between the timed calls too (on the same buffers), so that the
-// prediction and the measurement share the machine's state.
+// own calls leave (kSettleCalls, engine.hpp). (Timed straight after
+// MPI_Allreduce, the ring ran 43-48% slower than the model at 4 MiB and
+// 34-37% at 16 MiB; after one call of its own, up to 13% at 4 MiB.)
 std::vector<Timing> measure(std::vector<std::unique_ptr<Engine>>& engines, const std::vector<std::string>& algos,
                             const Options& o, bool model) {
   const size_t k = algos.size();
@@ -72,7 +76,8 @@ std::vector<Timing> measure(std::vector<std::unique_ptr<Engine>>& engines, const
   }
   for (int i = 0; i < o.iters; ++i)
     for (size_t a = 0; a < k; ++a) {
-      if (k > 1) engines[a]->run(algos[a]);
+      if (k > 1 || calib[a])
+        for (int j = 0; j < o.settle; ++j) engines[a]->run(algos[a]);
       calls[a].push_back(engines[a]->timed_run(algos[a]));
       for (auto& [name, v] : engines[a]->phase_seconds()) ph[a][name].push_back(v);
       if (calib[a]) calib[a]->sample();
@@ -146,14 +151,14 @@ int run(const Options& o) {
     validate_case(s, p);
     for (auto& a : algos) validate_algorithm(s, a, p);
   }
-  if (o.iters < 1 || o.warmup < 0) throw InputError("-n must be >= 1 and -w >= 0");
+  if (o.iters < 1 || o.warmup < 0 || o.settle < 0) throw InputError("-n must be >= 1, -w and --settle >= 0");
 
   // Sizes outer, algorithms inner: the algorithms compared at one size are
   // measured back to back, under the same background load.
   if (rank == 0) {
-    std::printf("# scaleproof nccl-tests  %s  ranks: %d  op: %s  type: %s  root: %d  iters: %d  warmup: %d\n",
+    std::printf("# scaleproof nccl-tests  %s  ranks: %d  op: %s  type: %s  root: %d  iters: %d  warmup: %d  settle: %d\n",
                 c.name.c_str(), p, c.has_op ? op_name(base.op) : "none", nccl_type_name(base.dtype),
-                c.has_root ? o.root : -1, o.iters, o.warmup);
+                c.has_root ? o.root : -1, o.iters, o.warmup, o.settle);
     std::printf("# time: median over calls of the slowest rank; busbw = algbw * %.3g (nccl-tests)\n",
                 busbw_factor(c.name, p));
     std::printf("#%84s%33s%s\n", "out-of-place", "in-place",
@@ -258,7 +263,18 @@ int run(const Options& o) {
     for (auto& l : summary) std::printf("%s\n", l.c_str());
     std::printf("# Out of bounds values : %lld %s\n", wrong, wrong == 0 ? "OK" : "FAILED");
   }
-  if (rank == 0 && !o.json.empty()) write_file_atomic(o.json, rows.dump(2) + "\n");
+  // Every results file carries its manifest (commit, compiler, Kokkos, MPI,
+  // NCCL, CPU/GPU, ranks, date, command line) and the timing settings.
+  // collect_manifest() is collective (ranks per node): every rank calls it.
+  const nlohmann::json manifest =
+      o.json.empty() ? nlohmann::json() : collect_manifest({process_command_line(), p, kx::concurrency()});
+  if (rank == 0 && !o.json.empty()) {
+    const nlohmann::json doc = {
+        {"manifest", manifest},
+        {"settings", {{"iters", o.iters}, {"warmup", o.warmup}, {"settle", o.settle}, {"check", o.check}}},
+        {"rows", rows}};
+    write_file_atomic(o.json, doc.dump(2) + "\n");
+  }
   return wrong == 0 ? 0 : 1;  // as nccl-tests: wrong results fail the run
 }
 
@@ -277,6 +293,9 @@ sp::Registry::Command add(CLI::App& app) {
   sub->add_option("-r,--root", o.root, "Root rank of broadcast and reduce")->capture_default_str();
   sub->add_option("-n,--iters", o.iters, "Timed calls per size")->capture_default_str();
   sub->add_option("-w,--warmup_iters", o.warmup, "Untimed calls first")->capture_default_str();
+  sub->add_option("-s,--settle", o.settle,
+                  "Untimed calls of its own before each timed call, when others run in between")
+      ->capture_default_str();
   sub->add_option("-c,--check", o.check, "Check results (#wrong): 1 or 0")->capture_default_str();
   sub->add_flag("--no-model", o.no_model, "Skip the alpha-beta calibration and prediction");
   sub->add_option("--json", o.json, "Also write the rows as JSON to this file");

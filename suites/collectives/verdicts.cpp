@@ -41,9 +41,12 @@ void collect_counters(Engine& e, const std::string& algo, long calls, double cal
   // collective itself, so prediction and measurement see the same machine
   // state (on this shared machine it changes between the harness's timed
   // loop and this point). The traffic above was read before these calls.
+  // 15 pairs: single calls here spread over 0.7-1.9x their median (4 MiB
+  // reduce-scatter, 2 ranks), so 9 left each median ~10% uncertain.
   auto sampler = e.calibration(algo);
   std::vector<double> ts;
-  for (int i = 0; i < 9; ++i) {
+  for (int i = 0; i < 15; ++i) {
+    for (int j = 0; j < kSettleCalls; ++j) e.run(algo);  // after the calibration's traffic
     ts.push_back(e.timed_run(algo));
     sampler->sample();
   }

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "kernels/collectives/calibrate.hpp"
 #include "kernels/collectives/model.hpp"
@@ -32,7 +34,43 @@ TEST(AlphaBetaFit, RelativeWeightingKeepsAlphaUnderLargeSizeNoise) {
   EXPECT_NEAR(f.slope, beta, 0.06 * beta);
 }
 
+TEST(AlphaBetaFit, PinnedLineIsExactAtItsAnchor) {
+  // A bent per-byte cost (the largest message 10% over the line of the
+  // smaller two): the pinned fit goes through the anchor, the free one not.
+  const double alpha = 20e-6, beta = 1.0 / 6e9;
+  const std::vector<double> n = {2 << 20, 4 << 20};
+  std::vector<double> t;
+  for (double x : n) t.push_back(alpha + x * beta);
+  const double m = 8 << 20, tm = 1.1 * (alpha + m * beta);
+  const LineFit f = fit_line_through(n, t, m, tm);
+  EXPECT_NEAR(f.intercept + f.slope * m, tm, 1e-12);
+  const LineFit free = fit_line_relative({n[0], n[1], m}, {t[0], t[1], tm});
+  EXPECT_GT(std::abs(free.intercept + free.slope * m - tm), 0.01 * tm);
+}
+
+TEST(AlphaBetaFit, PinnedLineRecoversAnExactLine) {
+  const double alpha = 30e-6, beta = 1.0 / 5e9;
+  const std::vector<double> n = {1 << 20, 2 << 20};
+  std::vector<double> t;
+  for (double x : n) t.push_back(alpha + x * beta);
+  const LineFit f = fit_line_through(n, t, 4 << 20, alpha + (4 << 20) * beta);
+  EXPECT_NEAR(f.intercept, alpha, 1e-12);
+  EXPECT_NEAR(f.slope, beta, 1e-18);
+}
+
+TEST(AlphaBetaFit, PinnedLineKeepsAlphaNonNegative) {
+  // Smaller messages relatively cheaper (a cost that grows faster than the
+  // size): the pinned intercept would be negative (about -20 us here); the
+  // line then goes through the origin and the anchor.
+  const LineFit f = fit_line_through({1 << 20, 2 << 20}, {100e-6, 400e-6}, 4 << 20, 700e-6);
+  EXPECT_EQ(f.intercept, 0);
+  EXPECT_NEAR(f.slope * (4 << 20), 700e-6, 1e-15);
+}
+
 TEST(AlphaBetaFit, RejectsDegenerateInput) {
+  EXPECT_THROW(fit_line_through({}, {}, 8, 1e-6), std::invalid_argument);
+  EXPECT_THROW(fit_line_through({8}, {1e-6}, 8, 1e-6), std::invalid_argument);
+  EXPECT_THROW(fit_line_through({8}, {1e-6}, 64, 0), std::invalid_argument);
   EXPECT_THROW(fit_line_relative({8}, {1e-6}), std::invalid_argument);
   EXPECT_THROW(fit_line_relative({8, 8}, {1e-6, 1e-6}), std::invalid_argument);
   EXPECT_THROW(fit_line_relative({8, 64}, {1e-6, 0}), std::invalid_argument);
@@ -83,6 +121,40 @@ TEST(Model, CalibrationFollowsTheLinkPattern) {
   EXPECT_EQ(message_shape("all_reduce", "ring", 4, 1000, 4).link, Link::exchange);
   EXPECT_EQ(message_shape("broadcast", "ring", 4, 1000, 4).link, Link::one_way);
   EXPECT_EQ(message_shape("all_reduce", "ring", 4, 1000, 4).message_bytes, 1000u);
+}
+
+TEST(Model, CalibrationCycleIsTheAlgorithmsOwn) {
+  // Each cycle reduces exactly when its collective reduces, moves data in
+  // its link pattern, and leaves the lines as the algorithm does: the ring
+  // all-reduce sends the chunk it has just reduced, the all-gather alone a
+  // chunk nobody writes.
+  auto reduces = [](const CyclePattern& c) {
+    int n = 0;
+    for (auto& s : c.steps) n += s.kind == CycleStep::reduce;
+    return n;
+  };
+  const std::pair<const char*, const char*> cases[] = {
+      {"all_reduce", "ring"}, {"all_reduce", "rabenseifner"}, {"all_reduce", "recursive_doubling"},
+      {"all_reduce", "param_server"}, {"reduce_scatter", "ring"}, {"all_gather", "ring"},
+      {"broadcast", "ring"}, {"broadcast", "binomial"}, {"reduce", "ring"}, {"reduce", "binomial"}};
+  for (auto [coll, algo] : cases) {
+    const CyclePattern c = cycle_pattern(coll, algo);
+    const std::string what = std::string(coll) + "/" + algo;
+    const bool reducing = std::string(coll) != "all_gather" && std::string(coll) != "broadcast";
+    EXPECT_EQ(reduces(c), reducing ? 1 : 0) << what;
+    EXPECT_EQ(c.link, link_pattern(coll, algo)) << what;
+    for (auto& s : c.steps)
+      if (s.kind != CycleStep::reduce)
+        EXPECT_EQ(s.kind == CycleStep::exchange, c.link == Link::exchange) << what;
+    EXPECT_EQ(message_shape(coll, algo, 2, 1 << 20, 4).cycle.steps.size(), c.steps.size()) << what;
+  }
+  const CyclePattern ar = cycle_pattern("all_reduce", "ring");
+  ASSERT_EQ(ar.steps.size(), 3u);
+  EXPECT_EQ(ar.steps[1].to, Slot::A);    // reduced into A ...
+  EXPECT_EQ(ar.steps[2].from, Slot::A);  // ... which the all-gather step sends
+  const CyclePattern ag = cycle_pattern("all_gather", "ring");
+  ASSERT_EQ(ag.steps.size(), 1u);
+  EXPECT_NE(ag.steps[0].to, ag.steps[0].from);
 }
 
 TEST(Model, RingTrafficIsSeed000) {
