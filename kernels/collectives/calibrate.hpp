@@ -189,21 +189,28 @@ class Calibrator {
     const size_t bandwidth_first = sizes_.size() > 4 ? sizes_.size() - 3 : sizes_.size();
     for (size_t s = 0; s < sizes_.size(); ++s) {
       const size_t b = sizes_[s], slots = nbytes_ / b, j = static_cast<size_t>(k + 1) % slots;
-      // The cycle: exchanges on the first two slices (a ring step's chunks);
-      // one-way transfers over successive slices, sweeping the buffer at the
-      // bandwidth sizes as a chain streams it (up to 256 slices). The whole
-      // sweep once untimed, to leave each line in the state the algorithm's
-      // calls leave it, then timed.
+      // The cycle. Exchanges: on the first two slices of the largest message
+      // m (a ring step's chunks), smaller messages at their starts, so that
+      // every size writes only the lines the algorithm writes. At p = 2 the
+      // ring's rank r reduces into chunk r and sends the other, so A is
+      // slice r here; the chunk a reduce-scatter sends is never written.
+      // One-way transfers: over successive slices, sweeping the buffer at
+      // the bandwidth sizes as a chain streams it (up to 256 slices). The
+      // whole sweep once untimed, to leave each line in the state the
+      // algorithm's calls leave it, then timed.
       const bool one_way = pattern_.link == Link::one_way;
       const size_t span = one_way && s >= bandwidth_first ? std::min<size_t>(slots, 256) : 1;
-      // At p = 2 the ring's rank r reduces into chunk r and sends the other:
-      // so A is slice r here, and the slices a rank never writes in the
-      // collective (a reduce-scatter's sent chunk) stay unwritten here too.
-      const size_t mine = slots >= 2 ? static_cast<size_t>(t_.rank() % 2) : 0;
+      const size_t m = sizes_.back(), slots_m = nbytes_ / m;
+      const size_t mine = slots_m >= 2 ? static_cast<size_t>(t_.rank() % 2) : 0;
       auto at = [&](size_t i, char* slot[3]) {
-        const size_t a = one_way ? (j + i) % slots : mine;
-        slot[0] = bytes_ + a * b;
-        slot[1] = slots >= 2 ? bytes_ + (a + 1) % slots * b : own_rbuf(0, b);
+        if (one_way) {
+          const size_t a = (j + i) % slots;
+          slot[0] = bytes_ + a * b;
+          slot[1] = slots >= 2 ? bytes_ + (a + 1) % slots * b : own_rbuf(0, b);
+        } else {
+          slot[0] = bytes_ + mine * m;
+          slot[1] = slots_m >= 2 ? bytes_ + (mine + 1) % slots_m * m : own_rbuf(0, m);
+        }
         slot[2] = b <= red_ * sizeof(T) ? reinterpret_cast<char*>(scratch_) : own_rbuf(1, b);
       };
       char* slot[3];
