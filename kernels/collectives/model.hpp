@@ -17,9 +17,10 @@ struct AlphaBetaGamma {
   double gamma = 0;  // seconds per byte reduced
 };
 
-// The calibration's ring cycle at the largest message: median seconds of the
-// reduce-scatter exchange, the reduction and the all-gather exchange (max
-// over ranks); 0 when not taken (one-way algorithms, one rank).
+// The calibration cycle's parts at the largest message (cycle_pattern()):
+// median seconds of its first transfer, its reduction and its last transfer
+// (max over ranks); for the ring all-reduce, the reduce-scatter exchange,
+// the reduction and the all-gather exchange. 0 where the cycle has none.
 struct CycleTimes {
   double reduce_scatter = 0, reduce = 0, all_gather = 0;
 };

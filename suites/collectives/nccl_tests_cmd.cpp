@@ -220,6 +220,8 @@ int run(const Options& o) {
                     num(pred_pp > 0 ? 100 * (t[1].seconds / pred_pp - 1) : NAN, "%+.1f%%").c_str(), tx,
                     num(formula.empty() && p > 1 ? NAN : tx_formula, "%.0f").c_str());
         auto opt = [](double v) { return std::isnan(v) ? nlohmann::json() : nlohmann::json(v); };
+        // The calibration cycle's parts at the largest message; null where the cycle has none.
+        auto part = [&](double sec) { return opt(model && sec > 0 ? sec * 1e6 : NAN); };
         rows.push_back({{"collective", c.name}, {"algorithm", algo}, {"ranks", p}, {"size_B", s.bytes()},
                         {"count", s.count}, {"type", nccl_type_name(s.dtype)}, {"op", op_name(s.op)},
                         {"oop_time_us", t[0].seconds * 1e6}, {"oop_wrong", t[0].wrong},
@@ -230,9 +232,9 @@ int run(const Options& o) {
                         {"model_us", opt(pred * 1e6)}, {"link", exchange ? "exchange" : "one-way"},
                         {"pingpong_alpha_s", t[1].model_pp.alpha}, {"pingpong_beta_s_per_B", t[1].model_pp.beta},
                         {"model_pingpong_us", opt(pred_pp * 1e6)}, {"tx_per_rank_B", tx}, {"tx_formula_B", tx_formula},
-                        {"calib_rs_exchange_us", opt(exchange ? t[1].cycle.reduce_scatter * 1e6 : NAN)},
-                        {"calib_reduce_us", opt(exchange ? t[1].cycle.reduce * 1e6 : NAN)},
-                        {"calib_ag_exchange_us", opt(exchange ? t[1].cycle.all_gather * 1e6 : NAN)}});
+                        {"calib_first_transfer_us", part(t[1].cycle.reduce_scatter)},
+                        {"calib_reduce_us", part(t[1].cycle.reduce)},
+                        {"calib_last_transfer_us", part(t[1].cycle.all_gather)}});
       }
       if (bytes != sizes.back()) continue;
       char line[320];
