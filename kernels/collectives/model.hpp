@@ -22,7 +22,7 @@ struct AlphaBetaGamma {
 // (max over ranks); for the ring all-reduce, the reduce-scatter exchange,
 // the reduction and the all-gather exchange. 0 where the cycle has none.
 struct CycleTimes {
-  double reduce_scatter = 0, reduce = 0, all_gather = 0;
+  double first_transfer = 0, reduce = 0, last_transfer = 0;
 };
 
 inline double ceil_log2(int p) {
@@ -123,21 +123,19 @@ inline CyclePattern cycle_pattern(const std::string& coll, const std::string& al
 // (elements), for calibrating beta and gamma in the same regime.
 struct MessageShape {
   size_t message_bytes, reduce_elems;
-  Link link = Link::one_way;
-  CyclePattern cycle;  // the steps the calibration times (cycle_pattern())
+  CyclePattern cycle;  // the steps the calibration times (cycle_pattern()), and their link pattern
 };
 inline MessageShape message_shape(const std::string& coll, const std::string& algo, int p, size_t count,
                                   size_t elt) {
   const size_t n = count * elt;
-  const Link l = link_pattern(coll, algo);
   const CyclePattern c = cycle_pattern(coll, algo);
   if (algo == "ring" && (coll == "broadcast" || coll == "reduce")) {
     const size_t k = chain_segments(n);
-    return {(n + k - 1) / k, (count + k - 1) / k, l, c};
+    return {(n + k - 1) / k, (count + k - 1) / k, c};
   }
-  if (algo == "ring") return {(n + p - 1) / p, (count + p - 1) / p, l, c};
-  if (algo == "rabenseifner") return {(n + 1) / 2, (count + 1) / 2, l, c};
-  return {n, count, l, c};
+  if (algo == "ring") return {(n + p - 1) / p, (count + p - 1) / p, c};
+  if (algo == "rabenseifner") return {(n + 1) / 2, (count + 1) / 2, c};
+  return {n, count, c};
 }
 
 }  // namespace sp::coll

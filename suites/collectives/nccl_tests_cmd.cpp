@@ -232,9 +232,9 @@ int run(const Options& o) {
                         {"model_us", opt(pred * 1e6)}, {"link", exchange ? "exchange" : "one-way"},
                         {"pingpong_alpha_s", t[1].model_pp.alpha}, {"pingpong_beta_s_per_B", t[1].model_pp.beta},
                         {"model_pingpong_us", opt(pred_pp * 1e6)}, {"tx_per_rank_B", tx}, {"tx_formula_B", tx_formula},
-                        {"calib_first_transfer_us", part(t[1].cycle.reduce_scatter)},
+                        {"calib_first_transfer_us", part(t[1].cycle.first_transfer)},
                         {"calib_reduce_us", part(t[1].cycle.reduce)},
-                        {"calib_last_transfer_us", part(t[1].cycle.all_gather)}});
+                        {"calib_last_transfer_us", part(t[1].cycle.last_transfer)}});
       }
       if (bytes != sizes.back()) continue;
       char line[320];

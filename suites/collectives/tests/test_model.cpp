@@ -118,8 +118,8 @@ TEST(Model, CalibrationFollowsTheLinkPattern) {
   EXPECT_EQ(link_pattern("all_reduce", "param_server"), Link::one_way);
   EXPECT_EQ(link_pattern("broadcast", "ring"), Link::one_way);  // a chain
   EXPECT_EQ(link_pattern("reduce", "binomial"), Link::one_way);
-  EXPECT_EQ(message_shape("all_reduce", "ring", 4, 1000, 4).link, Link::exchange);
-  EXPECT_EQ(message_shape("broadcast", "ring", 4, 1000, 4).link, Link::one_way);
+  EXPECT_EQ(message_shape("all_reduce", "ring", 4, 1000, 4).cycle.link, Link::exchange);
+  EXPECT_EQ(message_shape("broadcast", "ring", 4, 1000, 4).cycle.link, Link::one_way);
   EXPECT_EQ(message_shape("all_reduce", "ring", 4, 1000, 4).message_bytes, 1000u);
 }
 
