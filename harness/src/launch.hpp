@@ -34,9 +34,11 @@ struct LaunchResult {
 // Runs argv in its own process group with stdout and stderr to `log`,
 // `env` added to the environment (and MPI process-manager variables of this
 // process removed, so a nested launcher starts a fresh job). After
-// `timeout_s` the group gets SIGTERM, then SIGKILL 3 s later.
+// `timeout_s` the group gets SIGTERM, then SIGKILL 3 s later. With `echo`,
+// what the launch writes to the log is also copied to this process's stdout
+// as it arrives.
 LaunchResult run_with_watchdog(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-                               const std::string& log, double timeout_s);
+                               const std::string& log, double timeout_s, bool echo = false);
 
 // The last non-empty line of a log ("" if none); with errors_only, the last
 // one saying error, fail, abort or terminat(ed/ion), any case.
