@@ -131,7 +131,8 @@ nlohmann::json run_launch(const LaunchPlan& plan, const RunOptions& o, const std
     rec["status"] = "ok";
     rec["manifest"] = read_json((part / "manifest.json").string());
     for (auto& row : read_json((part / "check.json").string())) check_rows.push_back(row);
-    for (auto& b : read_json((part / "bench.json").string()).at("benchmarks")) bench["benchmarks"].push_back(b);
+    const auto part_bench = read_json((part / "bench.json").string());
+    for (auto& b : part_bench.at("benchmarks")) bench["benchmarks"].push_back(b);
     fs::remove_all(hb, ec);  // only a failed launch's heartbeat tells anything
     return rec;
   }

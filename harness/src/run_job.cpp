@@ -1,5 +1,6 @@
 #include "run_job.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -54,16 +55,21 @@ std::vector<Case> select_in_scope(const Filter& f, int nranks, std::vector<std::
   return select_cases(f, nranks, skipped);
 }
 
-// --set keys are checked over the whole main job: a key only the launched
-// part knows is not a typo.
-void check_overrides(const std::vector<std::string>& sets, const std::vector<Case>& a, const std::vector<Case>& b) {
-  for (auto& s : sets)
-    for (auto& [k, v] : Params::parse(s).items()) {
+// --set keys are checked over every technique the filters name, whichever
+// part of the main job runs it or skips it: a key only one part knows is not
+// a typo.
+void check_overrides(const Filter& f) {
+  Filter all = f;
+  all.scope = RankScope::all;
+  const auto techs = matching(all);
+  for (auto& s : f.sets) {
+    const Params one = Params::parse(s);
+    for (auto& [k, v] : one.items()) {
       bool used = false;
-      for (auto* cs : {&a, &b})
-        for (auto& c : *cs) used = used || c.tech->info.param_sets.front().params.has(k);
+      for (auto* r : techs) used = used || r->info.param_sets.front().params.has(k);
       if (!used) throw InputError("no selected technique has a parameter '" + k + "'");
     }
+  }
 }
 
 std::map<std::string, std::string> context_of(const nlohmann::json& manifest) {
@@ -124,6 +130,7 @@ int cmd_bench(const RunOptions& o, const RunContext& rc) {
 int cmd_run(const RunOptions& o, const RunContext& rc) {
   const int nranks = comm::size();
   const bool main_job = !o.part && nranks == 1 && !under_launcher();
+  if (!std::isfinite(o.timeout_s)) throw InputError("--timeout must be a finite number of seconds");
   if (!main_job && (o.ranks > 0 || !o.launcher.empty()))
     throw InputError("--ranks and --launcher apply only to `scaleproof run` started outside an MPI launcher");
   const Filter f = make_filter(o, kDefaultRunSize);
@@ -148,7 +155,7 @@ int cmd_run(const RunOptions& o, const RunContext& rc) {
   std::vector<std::string> rejected;
   auto cases = select_in_scope(here, nranks, &rejected);
   print_skipped(rejected, nranks);
-  if (!o.part) check_overrides(f.sets, cases, plan.cases);
+  if (!o.part) check_overrides(f);
   if (cases.empty() && plan.cases.empty()) throw InputError("nothing selected: no technique can run at these rank counts");
   if (!o.part) add_roof_probes(cases, f, nranks);
   Filter cf = here;
