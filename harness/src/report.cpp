@@ -7,6 +7,7 @@
 #include <map>
 
 #include "models.hpp"
+#include "number_format.hpp"
 #include "results.hpp"
 #include "summary.hpp"
 
@@ -15,19 +16,6 @@ namespace fs = std::filesystem;
 namespace sp {
 
 namespace {
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-std::string si(double v, const char* unit) {
-  const char* pre[] = {"", "K", "M", "G", "T", "P"};
-  int i = 0;
-  while (std::fabs(v) >= 1000 && i < 5) v /= 1000, ++i;
-  return fmt("%.3g", v) + " " + pre[i] + unit;
-}
 
 // A number written by the checker; JSON has no inf or NaN, nlohmann writes
 // them as null (e.g. a relative error against an exact zero is inf).

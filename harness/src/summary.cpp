@@ -7,6 +7,7 @@
 #include <set>
 
 #include "models.hpp"
+#include "number_format.hpp"
 #include "results.hpp"
 #include "scaleproof/registry.hpp"
 
@@ -15,19 +16,6 @@ namespace fs = std::filesystem;
 namespace sp {
 
 namespace {
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-std::string si(double v, const char* unit) {
-  const char* pre[] = {"", "K", "M", "G", "T", "P"};
-  int i = 0;
-  while (std::fabs(v) >= 1000 && i < 5) v /= 1000, ++i;
-  return fmt("%.3g", v) + " " + pre[i] + unit;
-}
 
 // JSON has no NaN or infinity: a non-finite figure is written as null.
 double num(const nlohmann::json& j, const char* key) {
