@@ -104,7 +104,8 @@ t0=$(date +%s)
 if ((use_cache == 0)) || [[ ! -s "$tarball" ]]; then
   find "$cache" -maxdepth 1 -name 'bookworm-minbase-*.tar*' -delete
   echo "fresh-machine: building a minimal bookworm root with mmdebstrap"
-  mmdebstrap --variant=minbase --mode=root bookworm "$tarball.tmp" \
+  rm -rf "$tarball.tmp"
+  mmdebstrap --variant=minbase --mode=root --format=tar bookworm "$tarball.tmp" \
     "deb $uri bookworm main" "deb $uri bookworm-updates main" >"$logs/mmdebstrap.log" 2>&1 \
     || { tail -n 20 "$logs/mmdebstrap.log" >&2; die "mmdebstrap failed (log: $logs/mmdebstrap.log)"; }
   mv "$tarball.tmp" "$tarball"
