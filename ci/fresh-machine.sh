@@ -19,7 +19,7 @@
 # (ci/archive-uri.sh). The base root is cached as a tarball keyed on the UTC
 # date, ${SCALEPROOF_CACHE:-~/.cache/scaleproof}/fresh-machine/bookworm-minbase-YYYYMMDD.tar
 # (older ones are deleted); each run unpacks it into a new, empty root, so
-# every run starts clean. /proc, /sys (read-only), /dev and a private
+# every run starts clean. /proc, /sys (read-only), /dev, /dev/pts and a private
 # /dev/shm are mounted for the commands and unmounted on every exit, also on
 # failure or Ctrl-C. Exit code: 0 when every command run exited 0, else 1;
 # 2 for bad options or a machine that cannot run the check.
@@ -140,6 +140,7 @@ mount_in proc proc /proc
 mount_in sysfs sysfs /sys ro
 mount_in bind /dev /dev
 mount_in tmpfs shm /dev/shm mode=1777,size=50%
+mount_in bind /dev/pts /dev/pts
 
 # Runs one of the README's commands in the root with the environment of a
 # fresh root login; prints its exit code and duration.
