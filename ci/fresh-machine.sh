@@ -24,6 +24,9 @@
 # failure or Ctrl-C. Exit code: 0 when every command run exited 0, else 1;
 # 2 for bad options or a machine that cannot run the check.
 set -euo pipefail
+# One block, read whole before it runs: a checkout or an edit during an
+# hour-long run cannot change the script under it.
+{
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 
@@ -169,3 +172,4 @@ echo "commit $commit, $(date -u +%FT%TZ), base $(basename "$tarball")" >"$logs/s
 [[ -z "$only" || "$only" == main ]] && { run_in_root main "ci/main.sh${main_args:+ $main_args}"; keep_report; }
 [[ -z "$only" || "$only" == test ]] && run_in_root test "ci/test.sh"
 exit "$failed"
+}
