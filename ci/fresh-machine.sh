@@ -159,7 +159,9 @@ run_in_root() { # NAME COMMAND
   rc=${PIPESTATUS[0]}
   set -e
   dur=$(($(date +%s) - start))
-  printf 'fresh-machine: %s: exit %d, %d min %02d s\n' "$cmd" "$rc" $((dur / 60)) $((dur % 60)) | tee -a "$logs/summary.txt"
+  # Durations and test timeouts depend on what else the machine runs.
+  printf 'fresh-machine: %s: exit %d, %d min %02d s (load average at the end %s on %d cores)\n' "$cmd" "$rc" \
+    $((dur / 60)) $((dur % 60)) "$(cut -d' ' -f1-3 /proc/loadavg)" "$(nproc)" | tee -a "$logs/summary.txt"
   ((rc == 0)) || failed=1
 }
 keep_report() { # the main job's report outlives the root
