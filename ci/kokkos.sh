@@ -30,20 +30,15 @@ fetch_source() {
   [[ -f "$src/.complete" ]] && return 0
   local work=$cache/apt-src
   rm -rf "$work"; mkdir -p "$work/lists/partial" "$work/dl"
-  local uri=""
-  if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
-    uri=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources)
-  fi
-  if [[ -z "$uri" && -f /etc/apt/sources.list ]]; then
-    uri=$(awk '$1=="deb"{for(i=2;i<=NF;i++) if ($i ~ /^[a-z]+:\/\//){print $i; exit}}' /etc/apt/sources.list)
-  fi
-  [[ -n "$uri" ]] || { echo "kokkos: no archive URI in the apt configuration" >&2; exit 1; }
+  local uri
+  uri=$("$here/archive-uri.sh") || { echo "kokkos: cannot fetch the trilinos source" >&2; exit 1; }
   echo "deb-src $uri bookworm main" > "$work/sources.list"
   local opts=(-q -o APT::Sandbox::User=root -o "Dir::Etc::SourceList=$work/sources.list" -o Dir::Etc::SourceParts=/nonexistent
               -o "Dir::State::Lists=$work/lists")
   echo "kokkos: fetching the trilinos source package (about 165 MB, once)"
   apt-get "${opts[@]}" update >/dev/null
-  (cd "$work/dl" && apt-get "${opts[@]}" source --download-only trilinos >/dev/null 2>&1)
+  (cd "$work/dl" && apt-get "${opts[@]}" source --download-only trilinos) >"$work/source.log" 2>&1 \
+    || { cat "$work/source.log" >&2; echo "kokkos: apt-get source trilinos failed" >&2; exit 1; }
   local tarball
   tarball=$(ls "$work"/dl/trilinos_*.orig.tar.* | head -n1)
   rm -rf "$src.tmp"; mkdir -p "$src.tmp"

@@ -8,9 +8,13 @@
 int main(int argc, char** argv) {
   sp::comm::init(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);
-  Kokkos::initialize(argc, argv);
+  // CTest's discovery reads every line of --gtest_list_tests as a test name:
+  // while listing, Kokkos stays down so its start-up warnings (e.g. about
+  // OMP_PROC_BIND) cannot become tests that run nothing.
+  const bool listing = GTEST_FLAG_GET(list_tests);
+  if (!listing) Kokkos::initialize(argc, argv);
   int rc = RUN_ALL_TESTS();
-  Kokkos::finalize();
+  if (!listing) Kokkos::finalize();
   sp::comm::finalize();
   return rc;
 }
