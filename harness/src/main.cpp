@@ -11,6 +11,7 @@
 
 #include "checker.hpp"
 #include "heartbeat.hpp"
+#include "launch.hpp"
 #include "manifest.hpp"
 #include "models.hpp"
 #include "plots.hpp"
@@ -244,6 +245,12 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
       throw InputError(e.what());
     }
+    // A launcher that does not speak this MPI's process-management interface
+    // starts N jobs of one rank each: their results would be N copies of p = 1.
+    if (const int started = launcher_tasks(); started > 1 && comm::size() == 1)
+      throw InputError("the launcher started " + std::to_string(started) +
+                       " processes but MPI sees 1 rank in each: launcher and MPI do not share a process manager "
+                       "(under Slurm: srun --mpi=pmi2)");
     // Threads: an explicit --threads wins, then OMP_NUM_THREADS, else split the cores over this node's ranks.
     int threads = o.threads;
     if (threads == 0 && std::getenv("OMP_NUM_THREADS")) threads = std::atoi(std::getenv("OMP_NUM_THREADS"));
