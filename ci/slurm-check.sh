@@ -3,13 +3,12 @@
 # Installs Slurm and MUNGE from the Debian archive when missing, starts a
 # private one-node cluster (its own key, sockets, ports, state and spool in a
 # temporary folder; no systemd, no cgroups), then checks that
-#   - MPICH under `srun --mpi=pmi2` forms one job: every rank sees size 2;
-#   - plain `srun` (no PMI, Slurm's default MpiDefault=none) starts singletons,
-#     and scaleproof refuses them instead of measuring two 1-rank jobs;
-#   - `scaleproof scale --launcher 'srun --mpi=pmi2 -n {n}'` sweeps 1 and 2 ranks
-#     and each point's manifest says how many ranks it ran at;
-#   - inside an allocation the default launcher (srun) forms a 2-rank job;
-#   - the main job's multi-rank check runs at 2 ranks under srun.
+#   - plain `srun -n 2` (Slurm's default MpiDefault=none: no PMI server) starts
+#     two 1-rank MPI jobs, and scaleproof refuses them (exit 2);
+#   - `scaleproof scale --launcher 'srun --mpi=pmi2 -n {n}' --ranks 1,2` runs,
+#     and each point's manifest says it ran at 1 and at 2 ranks;
+#   - inside an allocation scale's default launcher (srun) forms a 2-rank job;
+#   - the main job's multi-rank conformance runs as one 2-rank job under srun.
 # Stops exactly the daemons it started and removes its folder, also on
 # failure or Ctrl-C. Exit 0: all passed; 1: a check failed; 77 (CTest's
 # skip): Slurm cannot be installed here.
@@ -55,12 +54,37 @@ chmod 711 "$dir"  # munged requires its socket's folders to be searchable by all
 mkdir -p "$dir"/{key,run,state,spool,log,work}
 chmod 700 "$dir/key"
 chmod 755 "$dir/run"
-pids=()
+pids=()      # munged, slurmctld, slurmd, in the order started
+current=""   # the check command running now
+gone() { local st; st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null); [[ -z $st || $st == Z ]]; }
+stop() {     # stop PID: SIGTERM, SIGKILL after 10 s, reaped
+  kill "$1" 2>/dev/null
+  for _ in $(seq 40); do gone "$1" && break; sleep 0.25; done
+  gone "$1" || kill -9 "$1" 2>/dev/null
+  wait "$1" 2>/dev/null
+}
+# Processes this cluster started that outlive its daemons (slurmstepd, a
+# rank): those with a file open in the private folder or working in it.
+leftovers() {
+  find /proc/[0-9]*/cwd /proc/[0-9]*/fd -maxdepth 1 -lname "$dir/*" 2>/dev/null | cut -d/ -f3 | sort -u | grep -vx "$$"
+}
 cleanup() {
-  local pid
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null; done
+  local i pid left
+  cd /
+  if ((${#pids[@]} == 3)); then
+    # Steps report their end to the controller through munged: cancel what
+    # still runs (after an interrupt) and let them, then stop the daemons.
+    scancel --quiet --user="$(id -un)" 2>/dev/null
+    for _ in $(seq 40); do [[ -z $(squeue -h 2>/dev/null) ]] && break; sleep 0.25; done
+  fi
+  [[ -n $current ]] && stop "$current"
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do stop "${pids[i]}"; done
   ((${#pids[@]})) && say "stopped daemons ${pids[*]}"
+  left=$(leftovers)
+  if [[ -n $left ]]; then
+    kill -9 $left 2>/dev/null
+    say "killed leftover processes of this cluster: $(echo $left)"
+  fi
   rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -75,7 +99,6 @@ for x in s: x.bind(("127.0.0.1", 0))
 print(*[x.getsockname()[1] for x in s])')
 host=$(hostname -s)
 node=$(slurmd -C | head -n 1)  # NodeName=<host> CPUs=... RealMemory=..., as slurmd sees this machine
-cpus=$(sed -E 's/.* CPUs=([0-9]+).*/\1/' <<<"$node")
 cat >"$dir/slurm.conf" <<EOF
 ClusterName=scaleproof-check
 SlurmctldHost=$host(127.0.0.1)
@@ -109,12 +132,13 @@ export SLURM_CONF=$dir/slurm.conf
 say "cluster: $node; ports $ctld_port, $slurmd_port; folder $dir"
 
 mungekey -c -k "$dir/key/munge.key"
-munged -F --key-file="$dir/key/munge.key" --socket="$dir/run/munge.sock" --pid-file="$dir/run/munged.pid" \
+# Own sessions: a Ctrl-C at the terminal reaches only this script, which stops them in order.
+setsid munged -F --key-file="$dir/key/munge.key" --socket="$dir/run/munge.sock" --pid-file="$dir/run/munged.pid" \
   --seed-file="$dir/key/seed" --log-file="$dir/log/munged.log" >"$dir/log/munged.out" 2>&1 &
 pids+=($!)
-slurmctld -D -f "$SLURM_CONF" >"$dir/log/slurmctld.out" 2>&1 &
+setsid slurmctld -D -f "$SLURM_CONF" >"$dir/log/slurmctld.out" 2>&1 &
 pids+=($!)
-slurmd -D -f "$SLURM_CONF" >"$dir/log/slurmd.out" 2>&1 &
+setsid slurmd -D -f "$SLURM_CONF" >"$dir/log/slurmd.out" 2>&1 &
 pids+=($!)
 say "started munged, slurmctld, slurmd: pids ${pids[*]}"
 
@@ -135,15 +159,23 @@ say "node $host idle"
 work=$dir/work
 cd "$work"
 out=$work/out
-# ran LOG COMMAND...: runs COMMAND under a time limit, output to LOG; its exit code.
-ran() { local log=$1; shift; timeout 120 "$@" >"$log" 2>&1; }
+# ran LOG COMMAND...: runs COMMAND under a time limit, output to LOG; its exit
+# code. In the background, so that a signal to this script is handled at once.
+ran() {
+  local log=$1 rc; shift
+  timeout 60 "$@" >"$log" 2>&1 &
+  current=$!
+  wait "$current"; rc=$?
+  current=""
+  return $rc
+}
 say "srun --mpi=list: $(srun --mpi=list 2>&1 | sed -n 's/^\t//p' | tr '\n' ' ')"
 
 singletons_refused() {
   ran "$out" srun -n 2 "$bin" check -t split_work
   local rc=$?
   say "  exit $rc: $(grep -m1 'scaleproof: error' "$out")"
-  [[ $rc -ne 0 ]] && grep -q "scaleproof: error: the launcher started 2 processes but MPI sees 1 rank" "$out"
+  [[ $rc -eq 2 ]] && grep -q "scaleproof: error: the launcher started 2 processes but MPI sees 1 rank" "$out"
 }
 check "srun -n 2 with Slurm's default MpiDefault=none: two 1-rank jobs, refused" singletons_refused
 
@@ -167,7 +199,7 @@ PY
 check "scaleproof scale --launcher 'srun --mpi=pmi2 -n {n}' --ranks 1,2 -t split_work" scale_srun
 
 default_in_allocation() {
-  ran "$out" salloc -n "$cpus" "$bin" scale -t split_work --ranks 2 --set work=400,serial=40 \
+  ran "$out" salloc -n 2 "$bin" scale -t split_work --ranks 2 --set work=400,serial=40 \
     --timeout 60 --min-time 0.01 -r 1 --out "$work/results" --name alloc
   local rc=$?
   [[ $rc -eq 0 ]] || { cat "$out"; return 1; }
