@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "heartbeat.hpp"
+#include "progress.hpp"
 #include "scaleproof/comm.hpp"
 
 namespace sp {
@@ -35,12 +36,15 @@ CheckRow check_one(const Registered& r, const Params& p, const std::string& vari
 
 std::vector<CheckRow> check_cases(const std::vector<Case>& cases, bool progress) {
   std::vector<CheckRow> rows;
+  size_t total = 0;
+  for (auto& c : cases) total += c.variants.size();
+  Progress bar("check", total);
   for (auto& c : cases)
     for (auto& v : c.variants) {
       rows.push_back(check_one(*c.tech, c.params, v));
-      if (progress && comm::rank() == 0)
-        std::printf("check %-24s %-10s %-36s %s\n", c.tech->info.name.c_str(), v.c_str(), c.params.label().c_str(),
-                    rows.back().passed() ? "PASSED" : "FAILED");
+      if (progress)
+        bar.done(rows.size(), c.tech->info.name + " " + v + " " + c.params.label() + " " +
+                                  (rows.back().passed() ? "PASSED" : "FAILED"));
     }
   return rows;
 }
@@ -52,6 +56,7 @@ nlohmann::json to_json(const std::vector<CheckRow>& rows) {
                  {"technique", r.technique},
                  {"variant", r.variant},
                  {"params", r.params},
+                 {"ranks", comm::size()},
                  {"passed", r.passed()},
                  {"checked", r.result.checked},
                  {"wrong", r.result.wrong},

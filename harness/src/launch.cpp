@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -115,7 +116,7 @@ static void forward_and_die(int sig) {
 }
 
 LaunchResult run_with_watchdog(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-                               const std::string& log, double timeout_s) {
+                               const std::string& log, double timeout_s, bool echo) {
   using clock = std::chrono::steady_clock;
   std::vector<std::string> envs;
   for (char** e = environ; *e; ++e) {
@@ -149,8 +150,15 @@ LaunchResult run_with_watchdog(const std::vector<std::string>& argv, const std::
   LaunchResult r;
   int status = 0;
   auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - t0).count(); };
+  const int echo_fd = echo ? open(log.c_str(), O_RDONLY) : -1;
+  auto copy_new_output = [&] {
+    char buf[4096];
+    for (ssize_t n; echo_fd >= 0 && (n = read(echo_fd, buf, sizeof buf)) > 0;) std::fwrite(buf, 1, static_cast<size_t>(n), stdout);
+    std::fflush(stdout);
+  };
   for (;;) {
     pid_t w = waitpid(pid, &status, WNOHANG);
+    copy_new_output();
     if (w == pid) break;
     if (elapsed() > timeout_s) {
       r.timed_out = true;
@@ -164,6 +172,8 @@ LaunchResult run_with_watchdog(const std::vector<std::string>& argv, const std::
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   kill(-pid, SIGKILL);  // whatever the launcher left behind in its group
+  copy_new_output();
+  if (echo_fd >= 0) close(echo_fd);
   signal(SIGINT, old_int), signal(SIGTERM, old_term);
   g_child_group = 0;
   r.seconds = elapsed();

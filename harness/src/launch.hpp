@@ -37,9 +37,11 @@ struct LaunchResult {
 // Runs argv in its own process group with stdout and stderr to `log`,
 // `env` added to the environment (and MPI process-manager variables of this
 // process removed, so a nested launcher starts a fresh job). After
-// `timeout_s` the group gets SIGTERM, then SIGKILL 3 s later.
+// `timeout_s` the group gets SIGTERM, then SIGKILL 3 s later. With `echo`,
+// what the launch writes to the log is also copied to this process's stdout
+// as it arrives.
 LaunchResult run_with_watchdog(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-                               const std::string& log, double timeout_s);
+                               const std::string& log, double timeout_s, bool echo = false);
 
 // How many processes the launcher says it started in this job: PMI_SIZE
 // (MPICH's Hydra, srun --mpi=pmi2), else OMPI_COMM_WORLD_SIZE, else

@@ -20,6 +20,7 @@
 #include "runner.hpp"
 #include "scaleproof/comm.hpp"
 #include "scaleproof/kokkos_compat.hpp"
+#include "run_job.hpp"
 #include "selection.hpp"
 
 namespace fs = std::filesystem;
@@ -27,14 +28,9 @@ using namespace sp;
 
 namespace {
 
-struct Options {
-  std::vector<std::string> families, techniques, variants, sets, sizes;
-  std::string out = "results";
-  std::string name;
+// The subcommands' options: the run options, and the process-wide ones.
+struct Options : RunOptions {
   int threads = 0;
-  double min_time = 0.2;
-  int repetitions = 3;
-  bool strict = false;
 };
 
 void add_filters(CLI::App* c, Options& o) {
@@ -50,32 +46,6 @@ void add_run_options(CLI::App* c, Options& o) {
   c->add_option("--name", o.name, "Results folder name (default: UTC timestamp)");
   c->add_option("--min-time", o.min_time, "Seconds per benchmark repetition")->check(CLI::PositiveNumber);
   c->add_option("--repetitions,-r", o.repetitions, "Benchmark repetitions")->check(CLI::Range(1, 1000));
-}
-
-Filter make_filter(const Options& o, Size default_size) {
-  Filter f{o.families, o.techniques, {}, o.sets, o.variants};
-  for (auto& s : o.sizes) f.sizes.push_back(parse_size(s));
-  if (f.sizes.empty()) f.sizes.push_back(default_size);
-  return f;
-}
-
-// Roof probes join every run that needs verdicts, at the run's size.
-void add_roof_probes(std::vector<Case>& cases, const Filter& f, int nranks) {
-  for (auto& r : Registry::get().all()) {
-    if (r.info.roof_probe.empty() || !r.info.ranks.accepts(nranks)) continue;
-    bool present = false;
-    for (auto& c : cases) present = present || c.tech == &r;
-    if (present) continue;
-    Filter probe;
-    probe.techniques = {r.info.name};
-    probe.sizes = f.sizes;
-    try {
-      auto extra = select_cases(probe, nranks);
-      cases.insert(cases.begin(), extra.begin(), extra.end());
-    } catch (const InputError&) {
-      // the probe has no parameter set of this size
-    }
-  }
 }
 
 void print_skipped(const std::vector<std::string>& skipped, int nranks) {
@@ -119,73 +89,6 @@ int cmd_check(const Options& o) {
   return 0;
 }
 
-std::map<std::string, std::string> context_of(const nlohmann::json& manifest) {
-  std::map<std::string, std::string> ctx;
-  for (auto& [k, v] : manifest.items()) ctx["sp_" + k] = v.is_string() ? v.get<std::string>() : v.dump();
-  return ctx;
-}
-
-// bench and run share everything except the check stage and verdicts.
-int cmd_bench_or_run(const Options& o, bool full, const RunContext& rc) {
-  const int nranks = comm::size();
-  std::vector<std::string> skipped;
-  Filter f = make_filter(o, full ? Size::medium : Size::small);
-  auto cases = select_cases(f, nranks, &skipped);
-  std::vector<Case> check_list;
-  if (full) {
-    add_roof_probes(cases, f, nranks);
-    Filter cf = f;
-    cf.sizes = {Size::conformance};
-    cf.sets.clear();
-    check_list = select_cases(cf, nranks);
-  }
-  print_skipped(skipped, nranks);
-  auto manifest = collect_manifest(rc);
-  if (comm::rank() == 0 && manifest.value("oversubscribed", false))
-    std::printf("warning: oversubscribed: %d rank(s) x %d thread(s) on %d core(s); timings are not meaningful\n",
-                manifest["ranks_per_node"].get<int>(), rc.threads, manifest["cores"].get<int>());
-
-  // Only rank 0 writes; the folder appears only when complete.
-  std::unique_ptr<ResultsDir> dir;
-  if (comm::rank() == 0) dir = std::make_unique<ResultsDir>(o.out, o.name);
-  int rc_code = 0;
-  if (full) {
-    auto rows = check_cases(check_list, true);
-    for (auto& r : rows) rc_code |= !r.passed();
-    if (dir) dir->write_json("check.json", to_json(rows));
-    if (dir) std::fputs(check_table(rows).c_str(), stdout);
-  }
-  BenchOptions bo;
-  bo.min_time = o.min_time;
-  bo.repetitions = o.repetitions;
-  bo.json_out = dir ? dir->path("bench.json") : "";
-  bo.context = context_of(manifest);
-  run_benchmarks(cases, bo);
-  if (dir) {
-    dir->write_json("manifest.json", manifest);
-    auto measured = read_measurements(read_json(dir->path("bench.json")));
-    if (full) {
-      Machine machine = derive_machine(measured);
-      auto verdicts = judge(measured, machine);
-      dir->write_json("machine.json", to_json(machine));
-      dir->write_json("verdicts.json", to_json(verdicts));
-      const std::string note = draw_plots("roofline_plot.py", dir->path(""));
-      if (!note.empty()) dir->write_text("plots.md", "_" + note + "_\n");
-      for (auto& v : verdicts) rc_code |= (o.strict && v.status == "FAIL") ? 1 : 0;
-    }
-    std::string report = render_report(dir->path(""), fs::path(dir->final_path()).filename());
-    dir->write_text("report.md", report);
-    std::string final_path = dir->commit();
-    if (full) {
-      // The verdict table at the end of the console output, as in the report.
-      auto pos = report.find("## Predictions and verdicts");
-      if (pos != std::string::npos) std::fputs(report.substr(pos).c_str(), stdout);
-    }
-    std::printf("results: %s\n", final_path.c_str());
-  }
-  return rc_code;
-}
-
 int cmd_report(const std::string& dir, const std::string& out) {
   if (comm::rank() != 0) return 0;
   std::string md = render_report(dir);
@@ -222,6 +125,13 @@ int main(int argc, char** argv) {
   add_filters(run, o);
   add_run_options(run, o);
   run->add_flag("--strict", o.strict, "Exit non-zero when a verdict fails");
+  run->add_option("--ranks", o.ranks,
+                  "Ranks for the multi-rank techniques, launched by this run (default: the largest power of two <= cores, >= 2)")
+      ->check(CLI::Range(1, 1 << 20));
+  run->add_option("--launcher", o.launcher, "Launcher command with {n} for the rank count (default: mpiexec -n {n}, srun -n {n} inside Slurm)");
+  run->add_option("--timeout", o.timeout_s, "Watchdog: seconds for the launch of the multi-rank techniques (default: scaled to its cases)")
+      ->check(CLI::PositiveNumber);
+  run->add_flag("--part", o.part, "Internal: this process is the launched multi-rank part of a main job")->group("");
   std::string report_dir, report_out;
   auto* report = app.add_subcommand("report", "Render a results folder as Markdown");
   report->add_option("dir", report_dir, "Results folder")->required();
@@ -268,8 +178,8 @@ int main(int argc, char** argv) {
     RunContext rc{command_line, comm::size(), kx::concurrency()};
     if (*list) code = cmd_list(o);
     else if (*check) code = cmd_check(o);
-    else if (*bench) code = cmd_bench_or_run(o, false, rc);
-    else if (*run) code = cmd_bench_or_run(o, true, rc);
+    else if (*bench) code = cmd_bench(o, rc);
+    else if (*run) code = cmd_run(o, rc);
     else if (*report) code = cmd_report(report_dir, report_out);
     else
       for (auto& fc : family_commands)

@@ -8,6 +8,7 @@
 
 #include "models.hpp"
 #include "results.hpp"
+#include "summary.hpp"
 
 namespace fs = std::filesystem;
 
@@ -102,6 +103,7 @@ std::string render_report(const std::string& dir, const std::string& title) {
   const fs::path d = fs::path(dir).lexically_normal();
   const std::string name = d.has_filename() ? d.filename().string() : d.parent_path().filename().string();
   std::string out = "# ScaleProof report: " + (title.empty() ? name : title) + "\n\n";
+  if (fs::exists(d / "verdicts.json") || fs::exists(d / "job.json")) out += render_summary(d.string());
   if (fs::exists(d / "manifest.json")) out += manifest_section(read_json((d / "manifest.json").string()));
   if (fs::exists(d / "check.json")) out += check_section(read_json((d / "check.json").string()));
   if (fs::exists(d / "bench.json")) out += bench_section(read_measurements(read_json((d / "bench.json").string())));

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "heartbeat.hpp"
+#include "progress.hpp"
 #include "scaleproof/comm.hpp"
 #include "scaleproof/kokkos_compat.hpp"
 
@@ -54,7 +55,24 @@ class NullReporter : public benchmark::BenchmarkReporter {
   void ReportRuns(const std::vector<Run>&) override {}
 };
 
-void body(benchmark::State& state, const Case* c, std::string variant) {
+// One announcement per (case, variant), at its first call: Google Benchmark
+// calls the body again for every repetition and iteration-count trial.
+struct BenchProgress {
+  std::unique_ptr<Progress> bar;
+  size_t announced = 0;
+};
+
+BenchProgress& bench_progress() {
+  static BenchProgress p;
+  return p;
+}
+
+void body(benchmark::State& state, const Case* c, std::string variant, size_t index) {
+  auto& progress = bench_progress();
+  if (progress.bar && index > progress.announced) {
+    progress.announced = index;
+    progress.bar->start(index, c->tech->info.name + " " + variant + " " + c->params.label());
+  }
   Technique* t = nullptr;
   try {
     t = &active().get(*c);
@@ -123,9 +141,13 @@ int run_benchmarks(const std::vector<Case>& cases, const BenchOptions& opt) {
 
   auto min_of = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
   auto max_of = [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); };
+  size_t total = 0;
+  for (auto& c : cases) total += c.variants.size();
+  bench_progress() = {opt.progress ? std::make_unique<Progress>("bench", total) : nullptr, 0};
+  size_t index = 0;
   for (auto& c : cases)
     for (auto& v : c.variants) {
-      benchmark::RegisterBenchmark(bench_name(c, v).c_str(), body, &c, v)
+      benchmark::RegisterBenchmark(bench_name(c, v).c_str(), body, &c, v, ++index)
           ->UseManualTime()
           ->Unit(benchmark::kMicrosecond)
           ->ComputeStatistics("min", min_of)
@@ -136,6 +158,7 @@ int run_benchmarks(const std::vector<Case>& cases, const BenchOptions& opt) {
   if (root && opt.console) n = benchmark::RunSpecifiedBenchmarks();
   else n = benchmark::RunSpecifiedBenchmarks(&quiet);
   active().release();
+  bench_progress() = {};
   benchmark::ClearRegisteredBenchmarks();
   return static_cast<int>(n);
 }

@@ -17,6 +17,7 @@ struct BenchOptions {
   std::string filter;      // extra --benchmark_filter regex
   std::map<std::string, std::string> context;  // manifest keys echoed into the JSON context
   bool console = true;
+  bool progress = false;   // announce each case and variant with elapsed and estimated time left
 };
 
 // Benchmark name: family/technique/variant/params (parsed back by models.cpp).

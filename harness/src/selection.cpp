@@ -8,13 +8,27 @@ static bool contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
-std::vector<Case> select_cases(const Filter& f, int nranks, std::vector<std::string>* skipped) {
+std::vector<const Registered*> matching(const Filter& f) {
   auto& reg = Registry::get();
   auto families = reg.families();
   for (auto& fam : f.families)
     if (!contains(families, fam)) throw InputError("unknown family '" + fam + "' (see `scaleproof list`)");
   for (auto& t : f.techniques)
     if (!reg.find(t)) throw InputError("unknown technique '" + t + "' (see `scaleproof list`)");
+  std::vector<const Registered*> out;
+  for (auto& r : reg.all()) {
+    const bool named = contains(f.techniques, r.info.name);
+    if (!f.techniques.empty() && !named) continue;
+    if (!f.families.empty() && !contains(f.families, r.info.family) && !named) continue;
+    if (r.info.test_only && !named) continue;
+    if (f.scope == RankScope::single_rank && multi_rank(r.info)) continue;
+    if (f.scope == RankScope::multi_rank && !multi_rank(r.info)) continue;
+    out.push_back(&r);
+  }
+  return out;
+}
+
+std::vector<Case> select_cases(const Filter& f, int nranks, std::vector<std::string>* skipped) {
   Params overrides;
   for (auto& s : f.sets) {
     Params one = Params::parse(s);
@@ -23,11 +37,9 @@ std::vector<Case> select_cases(const Filter& f, int nranks, std::vector<std::str
 
   std::vector<Case> cases;
   std::string unavailable;  // why a variant asked for by name cannot run (first reason)
-  for (auto& r : reg.all()) {
+  for (const Registered* rp : matching(f)) {
+    const Registered& r = *rp;
     const bool named = contains(f.techniques, r.info.name);
-    if (!f.techniques.empty() && !named) continue;
-    if (!f.families.empty() && !contains(f.families, r.info.family) && !named) continue;
-    if (r.info.test_only && !named) continue;
     auto proto = r.make();
     auto available = proto->available_variants();
     std::vector<std::string> variants;
@@ -64,6 +76,7 @@ std::vector<Case> select_cases(const Filter& f, int nranks, std::vector<std::str
   }
   // Overrides that no selected technique knows are a typo, not a no-op.
   for (auto& [k, v] : overrides.items()) {
+    if (f.scope != RankScope::all) break;
     bool used = false;
     for (auto& c : cases) used = used || c.tech->info.param_sets.front().params.has(k);
     if (!used) throw InputError("no selected technique has a parameter '" + k + "'");

@@ -36,6 +36,7 @@ class CollectiveTechnique : public sp::Technique {
     i.variants = all_algorithms(c);
     i.baseline = std::count(i.variants.begin(), i.variants.end(), "mpi") ? "mpi" : "";
     i.ranks = {1, 1 << 30, false};
+    if (std::string(c.name) == "all_reduce") i.headline = {"ring:throughput vs mpi", "ring:time (alpha-beta model)"};
     i.tol.min_vs_baseline = c.min_vs_baseline;
     i.tol.prediction_rel = 0.15;
     i.source = "../shared/MODELS.md Collectives (Hockney alpha-beta, nccl-tests busbw)";

@@ -80,6 +80,7 @@ ConvTechnique<T>::ConvTechnique(Declaration d) : Technique(d.info), decl_(std::m
   const bool fp32 = std::is_same<T, float>::value;
   info_.variants.clear();
   info_.baseline.clear();
+  info_.headline = {kHeadlineVsBaseline};
   // The baseline is the declared oneDNN variant on a host build, cuDNN on a CUDA build.
   for (auto& v : decl_.defs) {
     if (!usable(v.be, fp32)) continue;

@@ -53,6 +53,7 @@ class DpTrain : public sp::Technique {
     i.param_sets.push_back({sp::Size::large, set("fp32", 1024, 4096, 4, 256, 256, 2, 25 << 20)});
     i.variants = variant_names();
     i.ranks = {1, 1 << 30, false};
+    i.headline = {"peak optimizer state (device)"};
     i.source = "MODELS.md Data parallelism and ZeRO; docs/dataparallel.md";
     return i;
   }

@@ -48,6 +48,7 @@ class Gemm : public sp::Technique {
 #ifdef SP_HAVE_OPENBLAS
     i.variants.push_back("openblas");
     i.baseline = "openblas";
+    i.headline = {sp::kHeadlineVsBaseline};
 #endif
 #ifdef SP_HAVE_CUBLAS
     i.variants.push_back("cublas");

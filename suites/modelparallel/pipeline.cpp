@@ -54,6 +54,7 @@ class Pipeline : public sp::Technique {
     for (int m : {8, 32}) i.param_sets.push_back({sp::Size::medium, pipe_params(m, il ? 2 : 1, 16, 512, 128)});
     i.variants = {"kokkos"};
     i.ranks = {1, 64, false};
+    i.headline = {"bubble fraction (idle / step, mean over ranks)"};
     i.source = "MODELS.md Pipeline parallelism; Huang et al. 2019; Narayanan et al. SC'21; Megatron-LM schedules.py";
     return i;
   }

@@ -42,6 +42,7 @@ class TensorParallel : public sp::Technique {
     i.param_sets.push_back({sp::Size::medium, sp::mp::tp_params(k, 8, 256, 768, 12, 3072)});
     i.variants = {"kokkos"};
     i.ranks = {1, 64, false};
+    i.headline = {"all-reduce bytes sent, all ranks"};
     i.source = "MODELS.md Tensor parallelism (Megatron-LM); Shoeybi et al. 2019; Korthikanti et al. 2022 Table 2";
     return i;
   }

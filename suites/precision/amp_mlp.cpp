@@ -33,6 +33,7 @@ class AmpMlp : public sp::Technique {
     sp::Info i;
     i.name = "amp_mlp";
     i.family = "precision";
+    i.headline = {"loss deviation from double reference"};
     i.summary = "MLP training: fp16/bf16 storage, fp32 master weights, loss scaling";
     auto set = [](const char* t, const char* scaling, int b, int d, int h, int steps, int interval) {
       return sp::Params{{"dtype", t},         {"scaling", scaling},

@@ -49,6 +49,7 @@ class Checkpointing : public sp::Technique {
     sp::Info i;
     i.name = "checkpointing";
     i.family = "precision";
+    i.headline = {"peak live activations"};
     i.summary = "n blocks x s sublayers: keep all activations vs checkpoint every k blocks";
     auto set = [](int n, int s, int k, int b, int w) {
       return sp::Params{{"n", std::to_string(n)}, {"s", std::to_string(s)}, {"k", std::to_string(k)},

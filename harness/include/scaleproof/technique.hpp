@@ -69,6 +69,10 @@ struct Info {
   // Weak scaling (`scaleproof scale --mode weak`): the integer parameter
   // multiplied by the rank (or thread) count. Empty = the first integer parameter.
   std::string weak_scale_param;
+  // Verdict quantities that summarize the technique on the report's first
+  // screen: a quantity as the verdict names it, or "variant:quantity";
+  // kHeadlineVsBaseline stands for "throughput vs <baseline>".
+  std::vector<std::string> headline;
   // Test-only techniques (harness self-tests) run only when named with
   // --technique, never through a family or the default selection.
   bool test_only = false;
@@ -87,6 +91,8 @@ struct Measurement {
 // present the "throughput vs baseline" verdict uses it instead of comparing
 // the two variants' separate timed loops.
 inline constexpr const char* kPairedVsBaseline = "paired_vs_baseline";
+
+inline constexpr const char* kHeadlineVsBaseline = "throughput vs baseline";
 
 // Roofs measured in the same run (see models.cpp).
 struct Machine {
