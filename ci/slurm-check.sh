@@ -8,7 +8,9 @@
 #   - `scaleproof scale --launcher 'srun --mpi=pmi2 -n {n}' --ranks 1,2` runs,
 #     and each point's manifest says it ran at 1 and at 2 ranks;
 #   - inside an allocation scale's default launcher (srun) forms a 2-rank job;
-#   - the main job's multi-rank conformance runs as one 2-rank job under srun.
+#   - the main job's multi-rank conformance runs as one 2-rank job under srun;
+#   - `scaleproof run --launcher 'srun --mpi=pmi2 -n {n}'` launches its
+#     multi-rank techniques through srun, and the launched part ran at 2 ranks.
 # Stops exactly the daemons it started and removes its folder, also on
 # failure or Ctrl-C. Exit 0: all passed; 1: a check failed; 77 (CTest's
 # skip): Slurm cannot be installed here.
@@ -183,7 +185,7 @@ scale_srun() {
   ran "$out" "$bin" scale -t split_work --launcher 'srun --mpi=pmi2 -n {n}' --ranks 1,2 --set work=400,serial=40 \
     --timeout 60 --min-time 0.01 -r 1 --out "$work/results" --name scale
   local rc=$?
-  sed 's/^/  | /' "$out"
+  grep -E '^\[scale|^results:' "$out" | sed 's/^/  | /'  # its timings are not the point here
   [[ $rc -eq 0 && -d $work/results/scale ]] || { say "  exit $rc"; return 1; }
   python3 - "$work/results/scale" <<'PY'
 import json, sys
@@ -227,6 +229,30 @@ main_job_multi_rank() {
   ! grep -q "cannot use" "$out" || { say "  techniques skipped: $(grep 'cannot use' "$out")"; return 1; }
 }
 check "srun --mpi=pmi2 -n 2 scaleproof check -F collectives -s conformance" main_job_multi_rank
+
+# The main job launches its multi-rank techniques itself through the launcher
+# and merges them into its results folder; job.json records the launch and
+# the launched part's own manifest.
+main_job_launch() {
+  ran "$out" "$bin" run --launcher 'srun --mpi=pmi2 -n {n}' --ranks 2 -t all_gather --size small \
+    --min-time 0.01 -r 1 --out "$work/results" --name run
+  local rc=$?
+  grep -E "^Multi-rank|^\| collectives" "$out" | sed 's/^/  | /'
+  [[ $rc -eq 0 && -d $work/results/run ]] || { say "  exit $rc"; cat "$out"; return 1; }
+  python3 - "$work/results/run" <<'PY'
+import json, sys
+d = sys.argv[1]
+launches = json.load(open(d + "/job.json"))["launches"]
+assert len(launches) == 1, launches
+l = launches[0]
+print("  launch:", l["status"], "through", l["launcher"], "at", l["ranks"], "ranks; the part's manifest says ranks =", l["manifest"]["ranks"])
+assert l["status"] == "ok" and l["launcher"] == "srun --mpi=pmi2 -n {n}", l
+assert l["ranks"] == 2 and l["manifest"]["ranks"] == 2, l
+rows = [r for r in json.load(open(d + "/check.json")) if r["technique"] == "all_gather"]
+assert rows and all(r["passed"] for r in rows), rows
+PY
+}
+check "scaleproof run --launcher 'srun --mpi=pmi2 -n {n}' --ranks 2 -t all_gather --size small" main_job_launch
 
 cd "$root"
 if ((failures)); then say "$failures check(s) FAILED"; exit 1; fi

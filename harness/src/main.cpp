@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
   run->add_option("--ranks", o.ranks,
                   "Ranks for the multi-rank techniques, launched by this run (default: the largest power of two <= cores, >= 2)")
       ->check(CLI::Range(1, 1 << 20));
-  run->add_option("--launcher", o.launcher, "Launcher command with {n} for the rank count (default: mpiexec -n {n}, srun -n {n} inside Slurm)");
+  run->add_option("--launcher", o.launcher, "Launcher command with {n} for the rank count (default: mpiexec -n {n}, srun --mpi=pmi2 -n {n} inside Slurm)");
   run->add_option("--timeout", o.timeout_s, "Watchdog: seconds for the launch of the multi-rank techniques (default: scaled to its cases)")
       ->check(CLI::PositiveNumber);
   run->add_flag("--part", o.part, "Internal: this process is the launched multi-rank part of a main job")->group("");
