@@ -75,7 +75,7 @@ Registry::Command hook(CLI::App& app) {
   c->add_option("--thread-counts", a->threads, "OpenMP threads per rank, e.g. 1,2 (the swept axis when > 1 entry)")
       ->capture_default_str();
   c->add_option("--mode", a->opt.mode, "strong (fixed total problem) or weak (problem grows with N)")->capture_default_str();
-  c->add_option("--launcher", a->opt.launcher, "Launcher command with {n} for the rank count (default: mpiexec -n {n}, srun -n {n} inside Slurm)");
+  c->add_option("--launcher", a->opt.launcher, "Launcher command with {n} for the rank count (default: mpiexec -n {n}, srun --mpi=pmi2 -n {n} inside Slurm)");
   c->add_option("--timeout", a->opt.timeout_s, "Watchdog: seconds per launch")->capture_default_str();
   c->add_option("--size,-s", a->opt.size, "Parameter-set size")->capture_default_str();
   c->add_option("--set", a->opt.sets, "Override parameters: KEY=VALUE[,KEY=VALUE]");

@@ -57,7 +57,7 @@ static bool executable_on_path(const std::string& prog) {
 
 Launcher Launcher::from(const std::string& spec) {
   std::string s = spec;
-  if (s.empty()) s = std::getenv("SLURM_JOB_ID") ? "srun -n {n}" : "mpiexec -n {n}";
+  if (s.empty()) s = std::getenv("SLURM_JOB_ID") ? "srun --mpi=pmi2 -n {n}" : "mpiexec -n {n}";
   Launcher l;
   std::stringstream ss(s);
   std::string w;
@@ -181,6 +181,12 @@ LaunchResult run_with_watchdog(const std::vector<std::string>& argv, const std::
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   if (r.timed_out) r.signal = 0;
   return r;
+}
+
+int launcher_tasks() {
+  for (const char* v : {"PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_STEP_NUM_TASKS"})
+    if (const char* s = std::getenv(v)) return std::atoi(s);
+  return 0;
 }
 
 std::string last_line(const std::string& log, bool errors_only) {

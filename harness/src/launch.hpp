@@ -13,7 +13,10 @@ namespace sp {
 std::vector<int> parse_counts(const std::string& list, const std::string& what);
 
 // A launcher command with {n} where the rank count goes: "mpiexec -n {n}"
-// (default), "srun -n {n}" inside a Slurm allocation (SLURM_JOB_ID set).
+// (default), "srun --mpi=pmi2 -n {n}" inside a Slurm allocation (SLURM_JOB_ID
+// set): MPICH joins its ranks into one job only through a PMI server, and
+// srun starts one only when asked (its default, MpiDefault=none, gives each
+// process a job of its own).
 struct Launcher {
   std::vector<std::string> words;  // split on blanks
   static Launcher from(const std::string& spec);  // "" = default; throws InputError if unusable
@@ -39,6 +42,13 @@ struct LaunchResult {
 // as it arrives.
 LaunchResult run_with_watchdog(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
                                const std::string& log, double timeout_s, bool echo = false);
+
+// How many processes the launcher says it started in this job: PMI_SIZE
+// (MPICH's Hydra, srun --mpi=pmi2), else OMPI_COMM_WORLD_SIZE, else
+// SLURM_STEP_NUM_TASKS (any srun step); 0 when not started by a launcher.
+// More than one while MPI sees a single rank means the launcher and this MPI
+// did not meet: each process is a job of its own.
+int launcher_tasks();
 
 // The last non-empty line of a log ("" if none); with errors_only, the last
 // one saying error, fail, abort or terminat(ed/ion), any case.

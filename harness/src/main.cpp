@@ -11,6 +11,7 @@
 
 #include "checker.hpp"
 #include "heartbeat.hpp"
+#include "launch.hpp"
 #include "manifest.hpp"
 #include "models.hpp"
 #include "plots.hpp"
@@ -127,7 +128,7 @@ int main(int argc, char** argv) {
   run->add_option("--ranks", o.ranks,
                   "Ranks for the multi-rank techniques, launched by this run (default: the largest power of two <= cores, >= 2)")
       ->check(CLI::Range(1, 1 << 20));
-  run->add_option("--launcher", o.launcher, "Launcher command with {n} for the rank count (default: mpiexec -n {n}, srun -n {n} inside Slurm)");
+  run->add_option("--launcher", o.launcher, "Launcher command with {n} for the rank count (default: mpiexec -n {n}, srun --mpi=pmi2 -n {n} inside Slurm)");
   run->add_option("--timeout", o.timeout_s, "Watchdog: seconds for the launch of the multi-rank techniques (default: scaled to its cases)")
       ->check(CLI::PositiveNumber);
   run->add_flag("--part", o.part, "Internal: this process is the launched multi-rank part of a main job")->group("");
@@ -154,6 +155,12 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
       throw InputError(e.what());
     }
+    // A launcher that does not speak this MPI's process-management interface
+    // starts N jobs of one rank each: their results would be N copies of p = 1.
+    if (const int started = launcher_tasks(); started > 1 && comm::size() == 1)
+      throw InputError("the launcher started " + std::to_string(started) +
+                       " processes but MPI sees 1 rank in each: launcher and MPI do not share a process manager "
+                       "(under Slurm: srun --mpi=pmi2)");
     // Threads: an explicit --threads wins, then OMP_NUM_THREADS, else split the cores over this node's ranks.
     int threads = o.threads;
     if (threads == 0 && std::getenv("OMP_NUM_THREADS")) threads = std::atoi(std::getenv("OMP_NUM_THREADS"));

@@ -21,7 +21,7 @@ struct SweepOptions {
   std::string mode = "strong";       // strong | weak
   std::vector<int> ranks = {1};      // rank counts (the swept axis when it has > 1 entry)
   std::vector<int> threads = {1};    // OpenMP threads per rank (the axis when it has > 1 entry)
-  std::string launcher;              // "" = mpiexec, or srun inside Slurm
+  std::string launcher;              // "" = mpiexec, or srun --mpi=pmi2 inside Slurm
   double timeout_s = 300;
   double min_time = 0.2;
   int repetitions = 3;

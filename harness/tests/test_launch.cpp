@@ -62,8 +62,25 @@ TEST(Launch, LauncherCommands) {
   } catch (const sp::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("'srun'"), std::string::npos) << e.what();
   }
+  // With srun installed, the default asks it for a PMI-2 server: MPICH's ranks meet only through one.
+  TempDir d;
+  std::ofstream(d.p / "srun") << "#!/bin/sh\n";
+  fs::permissions(d.p / "srun", fs::perms::owner_all);
+  setenv("PATH", d.p.c_str(), 1);
+  EXPECT_EQ(sp::Launcher::from("").text(), "srun --mpi=pmi2 -n {n}");
   setenv("PATH", saved.c_str(), 1);
   unsetenv("SLURM_JOB_ID");
+}
+
+TEST(Launch, TasksTheLauncherStarted) {
+  const char* names[] = {"PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_STEP_NUM_TASKS"};
+  for (const char* v : names) unsetenv(v);
+  EXPECT_EQ(sp::launcher_tasks(), 0);  // not under a launcher
+  setenv("SLURM_STEP_NUM_TASKS", "4", 1);
+  EXPECT_EQ(sp::launcher_tasks(), 4);  // plain srun: no PMI, only Slurm's count
+  setenv("PMI_SIZE", "2", 1);
+  EXPECT_EQ(sp::launcher_tasks(), 2);  // a PMI server's count wins (e.g. mpiexec inside a 4-task step)
+  for (const char* v : names) unsetenv(v);
 }
 
 TEST(Launch, WatchdogReportsExitCodes) {
