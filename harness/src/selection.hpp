@@ -29,6 +29,9 @@ struct Case {
 // rank count are skipped, and their names returned in `skipped`.
 std::vector<Case> select_cases(const Filter& f, int nranks, std::vector<std::string>* skipped = nullptr);
 
+// The node's physical memory (infinite if unknown).
+double physical_memory_bytes();
+
 // Turns "64K", "1M", "2G" into a number (nccl-tests' -b/-e convention).
 long long parse_bytes(const std::string& s);
 
