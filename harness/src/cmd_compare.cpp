@@ -7,6 +7,7 @@
 #include "results.hpp"
 #include "results_compare.hpp"
 #include "scaleproof/comm.hpp"
+#include "scaleproof/option_range.hpp"
 #include "scaleproof/registry.hpp"
 
 namespace sp {
@@ -19,6 +20,7 @@ struct CompareArgs {
 };
 
 int run_compare(const CompareArgs& o) {
+  if (!o.json_out.empty()) check_writable_file(o.json_out, "--json");
   const auto rows = compare_timings(read_timings(o.a), read_timings(o.b), o.threshold);
   bool common = false;
   for (auto& r : rows) common = common || (r.status != "only in A" && r.status != "only in B");
@@ -51,8 +53,7 @@ Registry::Command hook(CLI::App& app) {
   auto* c = app.add_subcommand("compare", "Time ratios between two results folders; regressions make the exit code 1");
   c->add_option("a", o->a, "Baseline results folder")->required();
   c->add_option("b", o->b, "New results folder")->required();
-  c->add_option("--threshold", o->threshold, "Relative slowdown counted as a regression")
-      ->check(CLI::PositiveNumber)
+  cli::positive(c->add_option("--threshold", o->threshold, "Relative slowdown counted as a regression"), 1e6)
       ->capture_default_str();
   c->add_option("--json", o->json_out, "Also write the comparison as JSON to this file");
   return {c, [o] { return run_compare(*o); }};

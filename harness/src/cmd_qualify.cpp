@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "cli_checks.hpp"
 #include "heartbeat.hpp"
 #include "launch.hpp"
 #include "manifest.hpp"
@@ -34,6 +35,7 @@ struct QualifyArgs {
 int run_qualify(const QualifyArgs& o) {
   if (comm::size() > 1) throw InputError("run `scaleproof qualify` as one process");
   const Profile profile = load_profile(o.profile);
+  if (!o.junit.empty()) check_writable_file(o.junit, "--junit");
   if (!o.results.empty() && !fs::is_directory(o.results)) throw InputError("no results folder at " + o.results);
   if (o.results.empty()) {
     Filter f{o.families, o.techniques, {parse_size(o.size)}, o.sets, {}};
@@ -90,17 +92,20 @@ Registry::Command hook(CLI::App& app) {
   auto o = std::make_shared<QualifyArgs>();
   auto* c = app.add_subcommand("qualify", "Judge a machine against a profile of thresholds; pass/fail and JUnit XML");
   c->add_option("--profile", o->profile, "Machine profile (JSON), e.g. docs/profiles/cpu-2core.json")->required();
-  c->add_option("--results", o->results, "Judge this existing `run` results folder instead of running the suite");
+  auto* results = c->add_option("--results", o->results, "Judge this existing `run` results folder instead of running the suite");
   c->add_option("--junit", o->junit, "Also write the JUnit XML to this file");
   c->add_option("--size,-s", o->size, "Parameter-set size of the suite run")->capture_default_str();
   c->add_option("--family,-F", o->families, "Suite run: only these families");
   c->add_option("--technique,-t", o->techniques, "Suite run: only these techniques");
   c->add_option("--set", o->sets, "Suite run: override parameters KEY=VALUE[,KEY=VALUE]");
-  c->add_option("--min-time", o->min_time, "Seconds per benchmark repetition")->check(CLI::PositiveNumber)->capture_default_str();
-  c->add_option("--repetitions,-r", o->repetitions, "Benchmark repetitions")->check(CLI::Range(1, 1000))->capture_default_str();
-  c->add_option("--timeout", o->timeout_s, "Watchdog: seconds for the suite run")->check(CLI::PositiveNumber)->capture_default_str();
+  cli::range(c->add_option("--min-time", o->min_time, "Seconds per benchmark repetition"), 1e-6, 3600)->capture_default_str();
+  cli::range(c->add_option("--repetitions,-r", o->repetitions, "Benchmark repetitions"), 1, 1000)->capture_default_str();
+  cli::positive(c->add_option("--timeout", o->timeout_s, "Watchdog: seconds for the suite run"), 1e6)->capture_default_str();
   c->add_option("--out,-o", o->out, "Parent folder for the results folder")->capture_default_str();
-  c->add_option("--name", o->name, "Results folder name (default: UTC timestamp)");
+  c->add_option("--name", o->name, "Results folder name (default: UTC timestamp)")->check(cli::folder_name());
+  // The suite run's options mean nothing when judging an existing folder.
+  for (const char* suite_option : {"--size", "--family", "--technique", "--set", "--min-time", "--repetitions", "--timeout"})
+    results->excludes(c->get_option(suite_option));
   return {c, [o] { return run_qualify(*o); }};
 }
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "cli_checks.hpp"
 #include "launch.hpp"
 #include "manifest.hpp"
 #include "models.hpp"
@@ -76,17 +77,18 @@ Registry::Command hook(CLI::App& app) {
       ->capture_default_str();
   c->add_option("--mode", a->opt.mode, "strong (fixed total problem) or weak (problem grows with N)")->capture_default_str();
   c->add_option("--launcher", a->opt.launcher, "Launcher command with {n} for the rank count (default: mpiexec -n {n}, srun --mpi=pmi2 -n {n} inside Slurm)");
-  c->add_option("--timeout", a->opt.timeout_s, "Watchdog: seconds per launch")->capture_default_str();
+  cli::positive(c->add_option("--timeout", a->opt.timeout_s, "Watchdog: seconds per launch"), 1e6)->capture_default_str();
   c->add_option("--size,-s", a->opt.size, "Parameter-set size")->capture_default_str();
   c->add_option("--set", a->opt.sets, "Override parameters: KEY=VALUE[,KEY=VALUE]");
   c->add_option("--variant", a->opt.variants, "Only these variants");
-  c->add_option("--band", a->opt.band, "Accepted relative deviation from the fitted law (default: the technique's scaling_band)")
-      ->check(CLI::NonNegativeNumber);
+  cli::range(c->add_option("--band", a->opt.band,
+                            "Accepted relative deviation from the fitted law (default: the technique's scaling_band)"),
+             0, 1e6);
   c->add_option("--statistic", a->opt.statistic, "Time of a point: median or min over repetitions")->capture_default_str();
-  c->add_option("--min-time", a->opt.min_time, "Seconds per benchmark repetition")->check(CLI::PositiveNumber)->capture_default_str();
-  c->add_option("--repetitions,-r", a->opt.repetitions, "Benchmark repetitions")->check(CLI::Range(1, 1000))->capture_default_str();
+  cli::range(c->add_option("--min-time", a->opt.min_time, "Seconds per benchmark repetition"), 1e-6, 3600)->capture_default_str();
+  cli::range(c->add_option("--repetitions,-r", a->opt.repetitions, "Benchmark repetitions"), 1, 1000)->capture_default_str();
   c->add_option("--out,-o", a->out, "Parent folder for the results folder")->capture_default_str();
-  c->add_option("--name", a->name, "Results folder name (default: UTC timestamp)");
+  c->add_option("--name", a->name, "Results folder name (default: UTC timestamp)")->check(cli::folder_name());
   c->add_flag("--strict", a->strict, "Exit non-zero when a scaling verdict fails");
   return {c, [a] { return run_scale(*a); }};
 }

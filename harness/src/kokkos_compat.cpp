@@ -9,6 +9,14 @@ std::string version_string() {
   return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
 }
 
+int max_host_threads() {
+#if defined(KOKKOS_ENABLE_OPENMP) && KOKKOS_VERSION < 40000
+  return Kokkos::Impl::OpenMPExec::MAX_THREAD_COUNT;
+#else
+  return 512;
+#endif
+}
+
 std::string backends_string() {
   std::string s;
   auto add = [&](const char* n) { s += s.empty() ? n : std::string("+") + n; };

@@ -107,11 +107,13 @@ static bool job_variable(const std::string& name) {
 
 // The child runs in its own process group, so a Ctrl-C at the terminal
 // reaches only this process: pass it on to the whole launch, then die of it.
+// The previous handlers (e.g. the results folder's cleanup) run after.
 static volatile sig_atomic_t g_child_group = 0;
+static sighandler_t g_prev_int = SIG_DFL, g_prev_term = SIG_DFL;
 
 static void forward_and_die(int sig) {
   if (g_child_group > 0) kill(-g_child_group, SIGKILL);
-  signal(sig, SIG_DFL);
+  signal(sig, sig == SIGINT ? g_prev_int : g_prev_term);
   raise(sig);
 }
 
@@ -145,7 +147,8 @@ LaunchResult run_with_watchdog(const std::vector<std::string>& argv, const std::
   setpgid(pid, pid);  // also here: no race with the child's own call
   close(fd);
   g_child_group = pid;
-  auto old_int = signal(SIGINT, forward_and_die), old_term = signal(SIGTERM, forward_and_die);
+  g_prev_int = signal(SIGINT, forward_and_die), g_prev_term = signal(SIGTERM, forward_and_die);
+  auto old_int = g_prev_int, old_term = g_prev_term;
 
   LaunchResult r;
   int status = 0;

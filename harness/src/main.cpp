@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "checker.hpp"
+#include "cli_checks.hpp"
 #include "heartbeat.hpp"
 #include "launch.hpp"
 #include "manifest.hpp"
@@ -31,6 +32,7 @@ namespace {
 // The subcommands' options: the run options, and the process-wide ones.
 struct Options : RunOptions {
   int threads = 0;
+  bool json = false;
 };
 
 void add_filters(CLI::App* c, Options& o) {
@@ -43,9 +45,9 @@ void add_filters(CLI::App* c, Options& o) {
 
 void add_run_options(CLI::App* c, Options& o) {
   c->add_option("--out,-o", o.out, "Parent folder for the results folder")->capture_default_str();
-  c->add_option("--name", o.name, "Results folder name (default: UTC timestamp)");
-  c->add_option("--min-time", o.min_time, "Seconds per benchmark repetition")->check(CLI::PositiveNumber);
-  c->add_option("--repetitions,-r", o.repetitions, "Benchmark repetitions")->check(CLI::Range(1, 1000));
+  c->add_option("--name", o.name, "Results folder name (default: UTC timestamp)")->check(cli::folder_name());
+  cli::range(c->add_option("--min-time", o.min_time, "Seconds per benchmark repetition"), 1e-6, 3600);
+  cli::range(c->add_option("--repetitions,-r", o.repetitions, "Benchmark repetitions"), 1, 1000);
 }
 
 void print_skipped(const std::vector<std::string>& skipped, int nranks) {
@@ -55,7 +57,7 @@ void print_skipped(const std::vector<std::string>& skipped, int nranks) {
   std::printf("\n");
 }
 
-int cmd_list(const Options& o) {
+int cmd_list(const Options& o, CLI::App& app) {
   Filter f{o.families, o.techniques, {}, {}, {}};
   auto& reg = Registry::get();
   const auto families = reg.families();  // one vector: begin() and end() of two temporaries would not pair
@@ -64,6 +66,7 @@ int cmd_list(const Options& o) {
   for (auto& t : f.techniques)
     if (!reg.find(t)) throw InputError("unknown technique '" + t + "'");
   if (comm::rank() != 0) return 0;
+  if (o.json) return std::puts(cli::describe(app).dump(1).c_str()), 0;
   std::string fam;
   for (auto& r : reg.all()) {
     if (!f.families.empty() && !std::count(f.families.begin(), f.families.end(), r.info.family)) continue;
@@ -90,6 +93,8 @@ int cmd_check(const Options& o) {
 }
 
 int cmd_report(const std::string& dir, const std::string& out) {
+  require_results_folder(dir);
+  if (!out.empty()) check_writable_file(out, "--out");
   if (comm::rank() != 0) return 0;
   std::string md = render_report(dir);
   if (out.empty()) std::fputs(md.c_str(), stdout);
@@ -111,11 +116,12 @@ int main(int argc, char** argv) {
   CLI::App app{"ScaleProof: conformance and benchmarks for AI-training compute and communication techniques"};
   app.require_subcommand(1);
   Options o;
-  app.add_option("--threads", o.threads, "Threads per rank (default: OMP_NUM_THREADS, else cores / ranks per node)")
-      ->check(CLI::PositiveNumber);
+  cli::range(app.add_option("--threads", o.threads, "Threads per rank (default: OMP_NUM_THREADS, else cores / ranks per node)"),
+             1, kx::max_host_threads());
   auto* list = app.add_subcommand("list", "List families, techniques, variants and parameter sets");
   list->add_option("--family,-F", o.families, "Only these families");
   list->add_option("--technique,-t", o.techniques, "Only these techniques");
+  list->add_flag("--json", o.json, "Every option and technique parameter with its accepted range, as JSON")->group("");
   auto* check = app.add_subcommand("check", "Conformance: kernels vs references (PASSED/FAILED table)");
   add_filters(check, o);
   auto* bench = app.add_subcommand("bench", "Benchmarks (Google Benchmark JSON) into a results folder");
@@ -138,6 +144,7 @@ int main(int argc, char** argv) {
   report->add_option("--out,-o", report_out, "Write to this file instead of stdout");
   std::vector<Registry::Command> family_commands;
   for (auto& hook : Registry::get().commands()) family_commands.push_back(hook(app));
+  cli::harden(app);
 
   int code = 0;
   bool kokkos_up = false;
@@ -162,10 +169,7 @@ int main(int argc, char** argv) {
                        " processes but MPI sees 1 rank in each: launcher and MPI do not share a process manager "
                        "(under Slurm: srun --mpi=pmi2)");
     // Threads: an explicit --threads wins, then OMP_NUM_THREADS, else split the cores over this node's ranks.
-    int threads = o.threads;
-    if (threads == 0 && std::getenv("OMP_NUM_THREADS")) threads = std::atoi(std::getenv("OMP_NUM_THREADS"));
-    if (threads <= 0)
-      threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / std::max(1, local_ranks()));
+    const int threads = cli::resolve_threads(o.threads, local_ranks());
     // libgomp read OMP_PROC_BIND at start-up, when unset it binds nothing;
     // saying so explicitly only silences Kokkos 3.4's advisory warning.
     setenv("OMP_PROC_BIND", "false", 0);
@@ -176,7 +180,7 @@ int main(int argc, char** argv) {
     kokkos_up = true;
     heartbeat::start();  // for the watchdog of a parent `scale`/`qualify` (SP_HEARTBEAT_DIR)
     RunContext rc{command_line, comm::size(), kx::concurrency()};
-    if (*list) code = cmd_list(o);
+    if (*list) code = cmd_list(o, app);
     else if (*check) code = cmd_check(o);
     else if (*bench) code = cmd_bench(o, rc);
     else if (*run) code = cmd_run(o, rc);
@@ -187,6 +191,12 @@ int main(int argc, char** argv) {
   } catch (const InputError& e) {
     if (comm::rank() == 0) std::fprintf(stderr, "scaleproof: error: %s\n", e.what());
     code = 2;
+  } catch (const nlohmann::json::exception& e) {
+    // A wrong-typed or missing field of an input file is bad input; elsewhere a fault.
+    const std::string where = input_error_from(e);
+    if (comm::rank() == 0) std::fprintf(stderr, "scaleproof: %s: %s\n", where.empty() ? "failed" : "error",
+                                        where.empty() ? e.what() : where.c_str());
+    code = where.empty() ? 3 : 2;
   } catch (const std::exception& e) {
     if (comm::rank() == 0) std::fprintf(stderr, "scaleproof: failed: %s\n", e.what());
     code = 3;

@@ -98,6 +98,7 @@ Params Params::parse(const std::string& label) {
     std::string item = label.substr(pos, comma - pos);
     size_t eq = item.find('=');
     if (eq == std::string::npos || eq == 0) throw InputError("malformed parameter '" + item + "' (expected KEY=VALUE)");
+    if (p.has(item.substr(0, eq))) throw InputError("--set: parameter " + item.substr(0, eq) + " given twice");
     p.set(item.substr(0, eq), item.substr(eq + 1));
     pos = comma + 1;
   }

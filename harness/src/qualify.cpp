@@ -141,7 +141,7 @@ std::string xml_escape(const std::string& s) {
 }  // namespace
 
 Profile load_profile(const std::string& path) {
-  const auto j = read_json(path);  // InputError if missing or malformed
+  const auto& j = read_json(path);  // InputError if missing or malformed
   if (!j.is_object()) throw InputError(path + ": a profile is a JSON object");
   for (auto& [k, v] : j.items())
     if (k != "machine" && k != "description" && k != "criteria") throw InputError(path + ": unknown key '" + k + "'");

@@ -1,39 +1,177 @@
 #include "results.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <list>
+#include <mutex>
 #include <regex>
+#include <set>
 #include <stdexcept>
 
 #include "scaleproof/params.hpp"
+#include "temp_cleanup.hpp"
 
 namespace fs = std::filesystem;
 
 namespace sp {
 
-static std::string timestamp() {
+namespace {
+
+std::string timestamp() {
   std::time_t t = std::time(nullptr);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::gmtime(&t));
   return buf;
 }
 
-ResultsDir::ResultsDir(const std::string& parent, const std::string& name) {
-  fs::create_directories(parent);
-  std::string base = name.empty() ? timestamp() : name;
-  final_ = (fs::path(parent) / base).string();
-  // Two runs in the same second get distinct folders.
-  for (int i = 2; fs::exists(final_); ++i) final_ = (fs::path(parent) / (base + "-" + std::to_string(i))).string();
-  tmp_ = (fs::path(parent) / ("." + fs::path(final_).filename().string() + ".tmp-" + std::to_string(getpid()))).string();
-  fs::create_directories(tmp_);
+std::string hostname() {
+  char buf[256] = {0};
+  if (gethostname(buf, sizeof buf - 1) != 0 || !buf[0]) return "host";
+  std::string h = buf;
+  for (char& c : h)
+    if (c == '/' || c == '.') c = '_';
+  return h;
+}
+
+// ".<what>.tmp-<pid>-<host>-<6 chars>": the pid says whose it is, the host
+// keeps a run on another node of a shared filesystem from judging it.
+std::string temp_prefix(const std::string& what) {
+  return "." + what + ".tmp-" + std::to_string(getpid()) + "-" + hostname() + "-";
+}
+
+// Removes temporary entries (folders or links) of processes on this host that are gone.
+void remove_stale_temps(const fs::path& parent) {
+  static const std::regex pattern(R"(^\..*\.tmp-([0-9]+)-(.+)-[A-Za-z0-9]{6}$)");
+  const std::string host = hostname();
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(parent, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    std::smatch m;
+    if (!std::regex_match(name, m, pattern) || m[2] != host) continue;
+    const long pid = std::strtol(m[1].str().c_str(), nullptr, 10);
+    if (pid <= 0 || pid == getpid()) continue;
+    if (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to judge)
+    std::error_code rm;
+    fs::remove_all(it->path(), rm);
+  }
+}
+
+// Moves `from` to `to` unless `to` exists. False when `to` is taken.
+bool rename_no_replace(const std::string& from, const std::string& to) {
+  if (renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return true;
+  if (errno == EEXIST) return false;
+  if (errno != EINVAL && errno != ENOSYS)
+    throw std::runtime_error("cannot rename " + from + " to " + to + ": " + std::strerror(errno));
+  // A filesystem without RENAME_NOREPLACE: claim the name with an exclusive
+  // mkdir, then replace the empty folder this process owns.
+  if (mkdir(to.c_str(), 0700) != 0) {
+    if (errno == EEXIST) return false;
+    throw std::runtime_error("cannot create " + to + ": " + std::strerror(errno));
+  }
+  if (std::rename(from.c_str(), to.c_str()) != 0) {
+    const int err = errno;
+    rmdir(to.c_str());
+    throw std::runtime_error("cannot rename " + from + " to " + to + ": " + std::strerror(err));
+  }
+  return true;
+}
+
+// Points parent/latest at `target` if latest is absent or a link this tool wrote.
+void update_latest(const fs::path& parent, const std::string& target) {
+  const fs::path latest = parent / "latest";
+  std::error_code ec;
+  const auto st = fs::symlink_status(latest, ec);
+  if (fs::exists(st)) {
+    const bool ours = fs::is_symlink(st) && [&] {
+      const fs::path to = fs::read_symlink(latest, ec);
+      return !ec && !to.has_parent_path() && !to.empty();
+    }();
+    if (!ours) {
+      std::printf("note: %s is not a link written by scaleproof; left as it is\n", latest.c_str());
+      return;
+    }
+  }
+  const fs::path tmp_link = parent / (temp_prefix("latest") + "link00");
+  fs::remove(tmp_link, ec);
+  fs::create_directory_symlink(target, tmp_link, ec);
+  if (!ec) fs::rename(tmp_link, latest, ec);
+  if (ec) fs::remove(tmp_link, ec);
+}
+
+// The documents read_json() returned, each under a root key naming its file.
+struct DocumentStore {
+  std::mutex mutex;
+  std::list<nlohmann::json> documents;  // stable addresses: callers hold references
+  std::set<std::string> paths;
+};
+DocumentStore& store() {
+  static DocumentStore s;
+  return s;
+}
+
+}  // namespace
+
+void check_folder_name(const std::string& name) {
+  if (name.empty()) throw InputError("--name: empty folder name");
+  if (name.find('/') != std::string::npos || name == "." || name == "..")
+    throw InputError("--name '" + name + "': must be one folder name, without '/'");
+  if (name[0] == '.') throw InputError("--name '" + name + "': a name starting with '.' is reserved for temporary folders");
+  if (name == "latest") throw InputError("--name latest: reserved for the link to the newest run");
+}
+
+void check_writable_file(const std::string& path, const std::string& option) {
+  if (path.empty()) throw InputError(option + ": empty file name");
+  const fs::path p(path);
+  std::error_code ec;
+  if (fs::is_directory(p, ec)) throw InputError(option + " " + path + ": is a folder");
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec)) throw InputError(option + " " + path + ": no folder " + dir.string());
+  if (access(dir.c_str(), W_OK) != 0) throw InputError(option + " " + path + ": folder " + dir.string() + " is not writable");
+}
+
+void require_results_folder(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw InputError("no results folder at " + dir);
+  for (const char* f : {"manifest.json", "check.json", "bench.json", "verdicts.json", "sweep.json", "qualification.json"})
+    if (fs::exists(fs::path(dir) / f, ec)) return;
+  throw InputError(dir + " holds no results (no manifest.json, check.json, bench.json, verdicts.json or sweep.json)");
+}
+
+ResultsDir::ResultsDir(const std::string& parent, const std::string& name) : parent_(parent) {
+  if (!name.empty()) check_folder_name(name);
+  if (parent.empty()) throw InputError("--out: empty folder name");
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  if (ec || !fs::is_directory(parent))
+    throw InputError("--out " + parent + ": cannot create the folder (" + (ec ? ec.message() : "not a folder") + ")");
+  if (access(parent.c_str(), W_OK) != 0) throw InputError("--out " + parent + ": the folder is not writable");
+  remove_stale_temps(parent);
+  base_ = name.empty() ? timestamp() : name;
+  final_ = (fs::path(parent) / base_).string();
+  for (int i = 2; fs::exists(fs::symlink_status(final_, ec)); ++i)
+    final_ = (fs::path(parent) / (base_ + "-" + std::to_string(i))).string();
+  std::string templ = (fs::path(parent) / (temp_prefix(base_) + "XXXXXX")).string();
+  if (!mkdtemp(templ.data())) throw InputError("--out " + parent + ": cannot create a folder there (" + std::strerror(errno) + ")");
+  tmp_ = templ;
+  const mode_t mask = umask(0);
+  umask(mask);
+  chmod(tmp_.c_str(), 0777 & ~mask);  // mkdtemp makes it private; results are as readable as any folder
+  temp_cleanup::track(tmp_);
 }
 
 ResultsDir::~ResultsDir() {
   if (!done_) {
+    temp_cleanup::untrack(tmp_);
     std::error_code ec;
     fs::remove_all(tmp_, ec);
   }
@@ -52,15 +190,14 @@ void ResultsDir::write_text(const std::string& file, const std::string& text) co
 }
 
 std::string ResultsDir::commit() {
-  fs::rename(tmp_, final_);
+  std::string target = final_;
+  for (int i = 2; !rename_no_replace(tmp_, target); ++i)
+    target = (fs::path(parent_) / (base_ + "-" + std::to_string(i))).string();
   done_ = true;
-  // results/latest always names the newest complete run (relative link, replaced atomically).
-  const fs::path parent = fs::path(final_).parent_path();
-  const fs::path tmp_link = parent / (".latest.tmp-" + std::to_string(getpid()));
-  std::error_code ec;
-  fs::remove(tmp_link, ec);
-  fs::create_directory_symlink(fs::path(final_).filename(), tmp_link, ec);
-  if (!ec) fs::rename(tmp_link, parent / "latest", ec);
+  temp_cleanup::untrack(tmp_);
+  if (target != final_) std::printf("note: %s was taken meanwhile; this run is %s\n", final_.c_str(), target.c_str());
+  final_ = target;
+  update_latest(fs::path(final_).parent_path(), fs::path(final_).filename().string());
   return final_;
 }
 
@@ -74,19 +211,50 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   fs::rename(tmp, path);
 }
 
-nlohmann::json read_json(const std::string& path) {
+const nlohmann::json& read_json(const std::string& path) {
   std::ifstream f(path);
-  if (!f) throw InputError("cannot read " + path);
+  if (!f || fs::is_directory(path)) throw InputError("cannot read " + path);
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   // Google Benchmark writes bare nan/-nan/inf (e.g. the coefficient of
   // variation of a counter that is zero), which JSON does not allow.
   static const std::regex non_finite(R"((:\s*)-?(nan|inf|infinity)\b)", std::regex::icase);
   text = std::regex_replace(text, non_finite, "$1null");
+  nlohmann::json doc;
   try {
-    return nlohmann::json::parse(text);
+    doc = nlohmann::json::parse(text);
   } catch (const std::exception& e) {
     throw InputError(path + " is not valid JSON");
   }
+  auto& s = store();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.paths.insert(path);
+  s.documents.push_back(nlohmann::json::object({{path, std::move(doc)}}));
+  return s.documents.back()[path];
+}
+
+std::string input_error_from(const nlohmann::json::exception& e) {
+  // With JSON_DIAGNOSTICS the message is "[json.exception.<kind>] (/<file>/<field...>) <what>",
+  // the file being the root key read_json() stored the document under.
+  const std::string what = e.what();
+  const auto open = what.find("] (/");
+  if (open == std::string::npos) return "";
+  const auto close = what.find(") ", open);
+  if (close == std::string::npos) return "";
+  const std::string pointer = what.substr(open + 3, close - open - 3);
+  const auto second = pointer.find('/', 1);
+  auto unescape = [](std::string s) {
+    for (size_t p; (p = s.find("~1")) != std::string::npos;) s.replace(p, 2, "/");
+    for (size_t p; (p = s.find("~0")) != std::string::npos;) s.replace(p, 2, "~");
+    return s;
+  };
+  const std::string file = unescape(pointer.substr(1, second == std::string::npos ? std::string::npos : second - 1));
+  {
+    auto& s = store();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!s.paths.count(file)) return "";
+  }
+  const std::string field = second == std::string::npos ? "(the document)" : pointer.substr(second);
+  return file + ": field " + field + ": " + what.substr(close + 2);
 }
 
 }  // namespace sp

@@ -1,5 +1,6 @@
 #include "results_compare.hpp"
 
+#include <cmath>
 #include <filesystem>
 
 #include "models.hpp"
@@ -17,7 +18,7 @@ std::map<std::string, double> read_timings(const std::string& dir) {
     for (auto& c : read_measurements(read_json((d / "bench.json").string())))
       t[c.technique + "/" + c.variant + "/" + c.params] = c.m.seconds;
   } else if (fs::exists(d / "sweep.json")) {
-    const auto sweep = read_json((d / "sweep.json").string());
+    const auto& sweep = read_json((d / "sweep.json").string());
     try {
       for (auto& s : sweep.at("series"))
         for (auto& p : s.at("points"))
@@ -36,6 +37,8 @@ std::map<std::string, double> read_timings(const std::string& dir) {
 
 std::vector<CompareRow> compare_timings(const std::map<std::string, double>& a, const std::map<std::string, double>& b,
                                         double threshold) {
+  // NaN would fail every comparison and let any slowdown through as "same".
+  if (!(threshold > 0) || !std::isfinite(threshold)) throw InputError("--threshold must be a finite number > 0");
   std::vector<CompareRow> rows;
   for (auto& [k, ta] : a) {
     CompareRow r{k, ta};
@@ -45,7 +48,8 @@ std::vector<CompareRow> compare_timings(const std::map<std::string, double>& a, 
     } else {
       r.b = it->second;
       r.ratio = ta > 0 ? r.b / ta : 0;
-      r.status = r.ratio > 1 + threshold ? "REGRESSION" : r.ratio < 1 / (1 + threshold) ? "faster" : "same";
+      if (!(ta > 0) || !std::isfinite(ta) || !(r.b > 0) || !std::isfinite(r.b)) r.status = "no time";
+      else r.status = r.ratio > 1 + threshold ? "REGRESSION" : r.ratio < 1 / (1 + threshold) ? "faster" : "same";
     }
     rows.push_back(r);
   }

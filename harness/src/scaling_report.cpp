@@ -77,8 +77,8 @@ std::string series_section(const nlohmann::json& fit, size_t index, const std::s
 }  // namespace
 
 std::string render_scaling(const std::string& dir, const std::string& plot_note) {
-  const auto sweep = read_json((fs::path(dir) / "sweep.json").string());
-  const auto fits = read_json((fs::path(dir) / "fits.json").string());
+  const auto& sweep = read_json((fs::path(dir) / "sweep.json").string());
+  const auto& fits = read_json((fs::path(dir) / "fits.json").string());
   std::string counts;
   for (auto& c : sweep["counts"]) counts += (counts.empty() ? "" : ",") + std::to_string(c.get<int>());
   std::string s = "## Scaling: " + sweep.value("technique", "") + ", " + sweep.value("mode", "") + " scaling over " +

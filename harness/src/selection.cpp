@@ -1,11 +1,29 @@
 #include "selection.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "manifest.hpp"
 
 namespace sp {
 
 static bool contains(const std::vector<std::string>& v, const std::string& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// A case whose bytes exceed this rank's share of the node's memory would
+// swap or be killed mid-run: refused before anything starts.
+static void check_memory(const std::string& name, const Counts& c, const Params& p) {
+  const double need = c.footprint > 0 ? c.footprint : c.bytes();
+  const double have = physical_memory_bytes() / std::max(1, local_ranks());
+  if (!(need <= have)) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, " needs %.3g GB per rank, above the %.3g GB of memory per rank here", need / 1e9, have / 1e9);
+    throw InputError(name + " " + p.label() + buf);
+  }
 }
 
 std::vector<const Registered*> matching(const Filter& f) {
@@ -15,6 +33,11 @@ std::vector<const Registered*> matching(const Filter& f) {
     if (!contains(families, fam)) throw InputError("unknown family '" + fam + "' (see `scaleproof list`)");
   for (auto& t : f.techniques)
     if (!reg.find(t)) throw InputError("unknown technique '" + t + "' (see `scaleproof list`)");
+  // A technique named outside the named families contradicts them.
+  if (!f.families.empty())
+    for (auto& t : f.techniques)
+      if (!contains(f.families, reg.find(t)->info.family))
+        throw InputError("--technique " + t + " is in family " + reg.find(t)->info.family + ", not in the --family given");
   std::vector<const Registered*> out;
   for (auto& r : reg.all()) {
     const bool named = contains(f.techniques, r.info.name);
@@ -31,8 +54,12 @@ std::vector<const Registered*> matching(const Filter& f) {
 std::vector<Case> select_cases(const Filter& f, int nranks, std::vector<std::string>* skipped) {
   Params overrides;
   for (auto& s : f.sets) {
+    if (s.empty()) throw InputError("--set: empty value");
     Params one = Params::parse(s);
-    for (auto& [k, v] : one.items()) overrides.set(k, v);
+    for (auto& [k, v] : one.items()) {
+      if (overrides.has(k)) throw InputError("--set: parameter " + k + " given twice");
+      overrides.set(k, v);
+    }
   }
 
   std::vector<Case> cases;
@@ -40,6 +67,8 @@ std::vector<Case> select_cases(const Filter& f, int nranks, std::vector<std::str
   for (const Registered* rp : matching(f)) {
     const Registered& r = *rp;
     const bool named = contains(f.techniques, r.info.name);
+    for (auto& [k, v] : overrides.items())
+      if (r.info.param_sets.front().params.has(k)) check_param_value(r.info, k, v);
     auto proto = r.make();
     auto available = proto->available_variants();
     std::vector<std::string> variants;
@@ -70,7 +99,9 @@ std::vector<Case> select_cases(const Filter& f, int nranks, std::vector<std::str
         if (p.has(k)) p.set(k, v);
       if (contains(seen, p.label())) continue;
       seen.push_back(p.label());
+      check_params(r.info, p);
       proto->validate(p, nranks);
+      check_memory(r.info.name, proto->counts(p, nranks), p);
       cases.push_back({&r, ps.size, p, variants});
     }
   }
@@ -84,6 +115,11 @@ std::vector<Case> select_cases(const Filter& f, int nranks, std::vector<std::str
   if (cases.empty() && !unavailable.empty()) throw InputError(unavailable);
   if (cases.empty()) throw InputError("nothing selected: no parameter set matches the filters");
   return cases;
+}
+
+double physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * page : INFINITY;
 }
 
 long long parse_bytes(const std::string& s) {
@@ -102,6 +138,7 @@ long long parse_bytes(const std::string& s) {
   else if (suf == "G" || suf == "g") mult = 1LL << 30;
   else if (!suf.empty()) throw InputError("bad size suffix in '" + s + "' (K, M or G)");
   if (v <= 0) throw InputError("size must be > 0 (got '" + s + "')");
+  if (v > (1LL << 62) / mult) throw InputError("size '" + s + "' is above 2^62 bytes");
   return v * mult;
 }
 

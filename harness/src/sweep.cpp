@@ -154,7 +154,7 @@ nlohmann::json run_sweep(const SweepPlan& plan, const std::string& dir) {
       }
       fs::remove_all(hb);  // only a failed launch's heartbeat tells anything
       launch["results"] = "points/" + name;
-      const auto manifest = read_json((out / "manifest.json").string());
+      const auto& manifest = read_json((out / "manifest.json").string());
       const bool over = manifest.value("oversubscribed", predicted_over);
       launch["oversubscribed"] = over;
       for (auto& m : read_measurements(read_json((out / "bench.json").string()))) {

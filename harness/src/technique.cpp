@@ -42,11 +42,7 @@ double Machine::peak_for(const std::string& dtype) const {
 }
 
 void Technique::validate(const Params& p, int nranks) const {
-  for (auto& [k, v] : p.items()) {
-    bool numeric = !v.empty() && (std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '-');
-    if (numeric && v.find('.') == std::string::npos && p.i(k) <= 0)
-      throw InputError(info_.name + ": " + k + " must be > 0 (got " + v + ")");
-  }
+  check_params(info_, p);
   if (!info_.ranks.accepts(nranks))
     throw InputError(info_.name + " cannot use " + std::to_string(nranks) + " rank(s) (needs " +
                      info_.ranks.describe() + ")");

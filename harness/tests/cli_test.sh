@@ -8,7 +8,12 @@ bin=$1; expect=$2; shift 2
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cd "$work"
 args=("$@")
-case "${args[0]}" in run|bench) args+=(--out "$work/results" --min-time 0.01 -r 1) ;; esac
+given() { local a; for a in "${args[@]}"; do [[ "$a" == "$1" || "$a" == "$2" ]] && return 0; done; return 1; }
+if [[ "${args[0]}" == run || "${args[0]}" == bench ]]; then
+  given --out -o || args+=(--out "$work/results")
+  given --min-time --min-time || args+=(--min-time 0.01)
+  given -r --repetitions || args+=(-r 1)
+fi
 "$bin" "${args[@]}" >"$work/out" 2>"$work/err"
 rc=$?
 if [[ $rc -ne $expect ]]; then
@@ -20,7 +25,7 @@ if [[ $expect -eq 2 ]]; then
     echo "expected one 'scaleproof: error:' line on stderr, got:"; cat "$work/err"; exit 1
   fi
   if [[ -e "$work/results" ]]; then echo "a failed run created $work/results"; exit 1; fi
-  if [[ -n "${SP_EXPECT_ERR:-}" ]] && ! grep -qE "$SP_EXPECT_ERR" "$work/err"; then
+  if [[ -n "${SP_EXPECT_ERR:-}" ]] && ! grep -qE -- "$SP_EXPECT_ERR" "$work/err"; then
     echo "the error does not match '$SP_EXPECT_ERR':"; cat "$work/err"; exit 1
   fi
 fi

@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "scaleproof/comm.hpp"
+#include "scaleproof/option_range.hpp"
 #include "scaleproof/registry.hpp"
 #include "kernels/collectives/calibrate.hpp"
 #include "kernels/collectives/recursive.hpp"
@@ -34,7 +35,8 @@ namespace {
 
 struct Options {
   std::string coll = "all_reduce", begin = "32M", end = "32M", op = "sum", dtype = "float", algos, json;
-  std::string factor = "2", step;
+  std::string step;
+  long long factor = 2;
   int root = 0, iters = 20, warmup = 5, check = 1, settle = kSettleCalls;
   bool no_model = false;
 };
@@ -105,13 +107,8 @@ std::vector<size_t> sweep(const Options& o) {
     const long long step = parse_bytes(o.step);
     for (long long s = b; s <= e; s += step) sizes.push_back(static_cast<size_t>(s));
   } else {
-    long long f = 0;
-    try {
-      f = std::stoll(o.factor);
-    } catch (...) {
-    }
-    if (f < 2) throw InputError("-f must be an integer >= 2 (got " + o.factor + ")");
-    for (long long s = b; s <= e; s *= f) sizes.push_back(static_cast<size_t>(s));
+    const long long f = o.factor;  // an integer >= 2 (its declared range)
+    for (long long s = b; s <= e; s = s > e / f ? e + 1 : s * f) sizes.push_back(static_cast<size_t>(s));
   }
   return sizes;
 }
@@ -287,18 +284,20 @@ sp::Registry::Command add(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("-b,--minbytes", o.begin, "Smallest size (K, M, G suffixes)")->capture_default_str();
   sub->add_option("-e,--maxbytes", o.end, "Largest size")->capture_default_str();
-  sub->add_option("-f,--stepfactor", o.factor, "Multiply the size by this")->capture_default_str();
-  sub->add_option("-i,--stepbytes", o.step, "Add this to the size instead of -f");
+  auto* factor = sp::cli::range(sub->add_option("-f,--stepfactor", o.factor, "Multiply the size by this (an integer)"), 2, 1 << 20)
+      ->capture_default_str();
+  sub->add_option("-i,--stepbytes", o.step, "Add this to the size instead of -f")->excludes(factor);
   sub->add_option("-o,--op", o.op, "sum, max, min")->capture_default_str();
   sub->add_option("-d,--datatype", o.dtype, "half, float, double, int32 (or fp16, fp32, fp64)")->capture_default_str();
   sub->add_option("-a,--algorithms", o.algos, "Comma-separated algorithms (default: all that fit this rank count)");
-  sub->add_option("-r,--root", o.root, "Root rank of broadcast and reduce")->capture_default_str();
-  sub->add_option("-n,--iters", o.iters, "Timed calls per size")->capture_default_str();
-  sub->add_option("-w,--warmup_iters", o.warmup, "Untimed calls first")->capture_default_str();
-  sub->add_option("-s,--settle", o.settle,
-                  "Untimed calls of its own before each timed call, when others run in between")
+  sp::cli::range(sub->add_option("-r,--root", o.root, "Root rank of broadcast and reduce"), 0, 1 << 30)->capture_default_str();
+  sp::cli::range(sub->add_option("-n,--iters", o.iters, "Timed calls per size"), 1, 1e9)->capture_default_str();
+  sp::cli::range(sub->add_option("-w,--warmup_iters", o.warmup, "Untimed calls first"), 0, 1e9)->capture_default_str();
+  sp::cli::range(sub->add_option("-s,--settle", o.settle,
+                                 "Untimed calls of its own before each timed call, when others run in between"),
+                 0, 1e6)
       ->capture_default_str();
-  sub->add_option("-c,--check", o.check, "Check results (#wrong): 1 or 0")->capture_default_str();
+  sp::cli::range(sub->add_option("-c,--check", o.check, "Check results (#wrong): 1 or 0"), 0, 1)->capture_default_str();
   sub->add_flag("--no-model", o.no_model, "Skip the alpha-beta calibration and prediction");
   sub->add_option("--json", o.json, "Also write the rows as JSON to this file");
   return {sub, [] { return run(o); }};

@@ -50,6 +50,7 @@ class CollectiveTechnique : public sp::Technique {
     for (const char* t : {"fp64", "fp16"}) i.param_sets.push_back({S::conformance, make_params(c, t, "sum", odd, 0)});
     if (c.has_op) i.param_sets.push_back({S::conformance, make_params(c, "int32", "min", odd, 0)});
     // Fewer elements than ranks (empty chunks), and a single element.
+    i.param_rules = {{"inplace", 0, 1}};
     i.param_sets.push_back({S::conformance, make_params(c, "fp32", "sum", 3, 1)});
     i.param_sets.push_back({S::conformance, make_params(c, "fp32", "sum", 3, 0)});
     i.param_sets.push_back({S::conformance, make_params(c, "int32", "max", 1, 1)});

@@ -68,6 +68,7 @@ inline Declaration block(const std::string& name, const std::string& summary, st
   d.info.family = "conv";
   d.info.summary = summary;
   d.info.param_sets = std::move(sets);
+  d.info.param_rules = {{"bias", 0, 1}};
   d.info.source = source;
   // Same vendor target as the primitive convolutions: the project's block at
   // >= 50% of the same block with oneDNN convolutions.

@@ -59,6 +59,7 @@ Declaration primitive(const std::string& name, const std::string& summary, SpecF
   d.info.family = "conv";
   d.info.summary = summary;
   d.info.param_sets = std::move(sets);
+  d.info.param_rules = {{"bias", 0, 1}};
   d.info.source = "MODELS.md Lightweight convolution (rows 1-2); Roofline";
   auto build = [spec](const Params& p) {
     Net net(static_cast<int>(p.i("N")), in_channels(p), static_cast<int>(p.i("H")), static_cast<int>(p.i("W")));

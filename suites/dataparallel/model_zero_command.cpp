@@ -9,6 +9,7 @@
 
 #include "kernels/dataparallel/zero_model.hpp"
 #include "scaleproof/comm.hpp"
+#include "scaleproof/option_range.hpp"
 #include "scaleproof/params.hpp"
 #include "scaleproof/registry.hpp"
 
@@ -61,8 +62,8 @@ sp::Registry::Command add_model_zero(CLI::App& app) {
     model->require_subcommand(1);
   }
   auto* zero = model->add_subcommand("zero", "Per-device memory and traffic of DDP and ZeRO stages 1-3");
-  zero->add_option("--params,-P", args.params, "Model parameters Psi (e.g. 7.5e9)")->capture_default_str();
-  zero->add_option("--ranks,-N", args.ranks, "Data-parallel ranks N_d")->capture_default_str();
+  sp::cli::positive(zero->add_option("--params,-P", args.params, "Model parameters Psi (e.g. 7.5e9)"), 1e18)->capture_default_str();
+  sp::cli::range(zero->add_option("--ranks,-N", args.ranks, "Data-parallel ranks N_d"), 1, 1e9)->capture_default_str();
   zero->add_option("--precision", args.precision, "mixed (2+2+12), fp32 (4+4+8) or fp64 (8+8+16)")->capture_default_str();
   zero->add_flag("--ring", args.ring, "Exact ring traffic (N_d-1)/N_d instead of the paper's limit");
   return {zero, [] { return run_zero(args); }};

@@ -76,8 +76,11 @@ class Gemm : public sp::Technique {
     Technique::validate(p, nranks);
     const auto& t = p.s("dtype");
     if (t != "fp32" && t != "fp64") throw sp::InputError("gemm: unknown dtype '" + t + "' (fp32 or fp64)");
-    if (p.i("M") * p.i("K") > (int64_t(1) << 31) || p.i("K") * p.i("N") > (int64_t(1) << 31))
-      throw sp::InputError("gemm: matrices above 2^31 elements are not supported");
+    // Each matrix's element count in 128 bits: an int64 product of three
+    // 2^32 sizes wraps to 0 and would pass.
+    const __int128 m = p.i("M"), n = p.i("N"), k = p.i("K"), limit = __int128(1) << 31;
+    if (m * k > limit || k * n > limit || m * n > limit)
+      throw sp::InputError("gemm: matrices above 2^31 elements are not supported (M x K, K x N and M x N)");
   }
 
   sp::Counts counts(const sp::Params& p, int) const override {

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "scaleproof/comm.hpp"
+#include "scaleproof/option_range.hpp"
 #include "scaleproof/params.hpp"
 #include "scaleproof/registry.hpp"
 #include "suites/modelparallel/memory_view.hpp"
@@ -53,16 +54,16 @@ sp::Registry::Command add_model_parallel(CLI::App& app) {
     if (sub->get_name() == "model") model = sub;
   if (!model) model = app.add_subcommand("model", "Analytical models (no measurement)");
   auto* c = model->add_subcommand("parallel", "Per-rank memory: DDP/ZeRO vs tensor vs pipeline parallelism");
-  c->add_option("--layers", args.shape.layers, "Transformer layers L")->capture_default_str();
-  c->add_option("--hidden", args.shape.hidden, "Hidden size h")->capture_default_str();
-  c->add_option("--heads", args.shape.heads, "Attention heads a")->capture_default_str();
-  c->add_option("--seq", args.shape.seq, "Sequence length s")->capture_default_str();
-  c->add_option("--micro-batch", args.shape.micro_batch, "Micro-batch size b")->capture_default_str();
-  c->add_option("--dp", args.par.dp, "Data-parallel ranks N_d")->capture_default_str();
-  c->add_option("--tp", args.par.tp, "Tensor-parallel degree t")->capture_default_str();
-  c->add_option("--pp", args.par.pp, "Pipeline stages p")->capture_default_str();
-  c->add_option("-m", args.par.m, "Micro-batches per step")->capture_default_str();
-  c->add_option("-v", args.par.v, "Chunks per rank (interleaved)")->capture_default_str();
+  sp::cli::range(c->add_option("--layers", args.shape.layers, "Transformer layers L"), 1, 1e9)->capture_default_str();
+  sp::cli::range(c->add_option("--hidden", args.shape.hidden, "Hidden size h"), 1, 1e9)->capture_default_str();
+  sp::cli::range(c->add_option("--heads", args.shape.heads, "Attention heads a"), 1, 1e9)->capture_default_str();
+  sp::cli::range(c->add_option("--seq", args.shape.seq, "Sequence length s"), 1, 1e9)->capture_default_str();
+  sp::cli::range(c->add_option("--micro-batch", args.shape.micro_batch, "Micro-batch size b"), 1, 1e9)->capture_default_str();
+  sp::cli::range(c->add_option("--dp", args.par.dp, "Data-parallel ranks N_d"), 1, 1e9)->capture_default_str();
+  sp::cli::range(c->add_option("--tp", args.par.tp, "Tensor-parallel degree t"), 1, 1e9)->capture_default_str();
+  sp::cli::range(c->add_option("--pp", args.par.pp, "Pipeline stages p"), 1, 1e9)->capture_default_str();
+  sp::cli::range(c->add_option("-m", args.par.m, "Micro-batches per step"), 1, 1e9)->capture_default_str();
+  sp::cli::range(c->add_option("-v", args.par.v, "Chunks per rank (interleaved)"), 1, 1e9)->capture_default_str();
   c->add_option("--schedule", args.schedule, "gpipe, 1f1b or interleaved")->capture_default_str();
   return {c, [] { return run_view(args); }};
 }

@@ -12,6 +12,7 @@
 
 #include "kernels/collectives/transport.hpp"
 #include "scaleproof/comm.hpp"
+#include "scaleproof/option_range.hpp"
 #include "scaleproof/registry.hpp"
 #include "suites/modelparallel/pipeline_run.hpp"
 
@@ -126,13 +127,14 @@ int run_pipeline() {
 sp::Registry::Command add_pipeline(CLI::App& app) {
   auto* sub = app.add_subcommand("pipeline", "Run one pipeline schedule, write its timeline (JSON + PNG)");
   sub->add_option("--schedule", opt.schedule, "gpipe, 1f1b or interleaved")->capture_default_str();
-  sub->add_option("-p", opt.p, "Pipeline stages (ranks)")->capture_default_str();
-  sub->add_option("-m", opt.m, "Micro-batches per step")->capture_default_str();
-  sub->add_option("-v", opt.v, "Model chunks per rank (interleaved)")->capture_default_str();
-  sub->add_option("-L,--layers", opt.layers, "Layers of the model")->capture_default_str();
-  sub->add_option("--hidden", opt.hidden, "Hidden size h (layers are h x h)")->capture_default_str();
-  sub->add_option("--rows", opt.rows, "Rows (tokens) per micro-batch")->capture_default_str();
-  sub->add_option("--steps", opt.steps, "Measured steps (after one warm-up)")->capture_default_str()->check(CLI::PositiveNumber);
+  using sp::cli::range;
+  range(sub->add_option("-p", opt.p, "Pipeline stages (ranks)"), 1, 1 << 20)->capture_default_str();
+  range(sub->add_option("-m", opt.m, "Micro-batches per step"), 1, 1 << 20)->capture_default_str();
+  range(sub->add_option("-v", opt.v, "Model chunks per rank (interleaved)"), 1, 1 << 20)->capture_default_str();
+  range(sub->add_option("-L,--layers", opt.layers, "Layers of the model"), 1, 1 << 20)->capture_default_str();
+  range(sub->add_option("--hidden", opt.hidden, "Hidden size h (layers are h x h)"), 1, 1 << 20)->capture_default_str();
+  range(sub->add_option("--rows", opt.rows, "Rows (tokens) per micro-batch"), 1, 1 << 20)->capture_default_str();
+  range(sub->add_option("--steps", opt.steps, "Measured steps (after one warm-up)"), 1, 1e6)->capture_default_str();
   sub->add_option("--out,-o", opt.out, "Folder for the timeline files")->required();
   return {sub, run_pipeline};
 }

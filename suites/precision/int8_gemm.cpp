@@ -55,6 +55,7 @@ class Int8Gemm : public sp::Technique {
         i.param_sets.push_back({sp::Size::large, set(2048, 2048, 2048, sc, o)});
       }
     }
+    i.param_rules = {{"outliers", 0, 1}};
     i.variants = {"kokkos"};
     i.tol.roof_min = 0.0;  // no int8 roof is probed; position reported against fp32's
     i.source = "MODELS.md Quantization (seed 003, BMInf)";

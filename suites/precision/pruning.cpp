@@ -53,6 +53,7 @@ class Pruning : public sp::Technique {
     };
     for (const char* s : {"0", "0.5", "0.9"}) i.param_sets.push_back({sp::Size::conformance, set(37, 19, 53, s, 0)});
     i.param_sets.push_back({sp::Size::conformance, set(1, 1, 1, "0", 0)});
+    i.param_rules = {{"sweep", 0, 1}, {"sparsity", 0, 0.999}};
     for (const char* s : {"0", "0.5", "0.8", "0.9", "0.95", "0.99"}) {
       const int sweep = std::string(s) == "0.9";  // one case per size carries the crossover sweep
       i.param_sets.push_back({sp::Size::small, set(256, 256, 256, s, sweep)});

@@ -28,6 +28,11 @@ KOKKOS_INLINE_FUNCTION T max(T a, T b) { return a < b ? b : a; }
 
 inline int concurrency() { return Kokkos::DefaultExecutionSpace().concurrency(); }
 
+// The most threads one process may ask of the host back end: Kokkos's
+// OpenMP back end keeps a fixed pool of per-thread data (512 entries in
+// 3.x and 4.x); asking for more corrupts memory.
+int max_host_threads();
+
 // "Kokkos 3.4.1 OpenMP" etc., for manifests.
 std::string version_string();
 std::string backends_string();

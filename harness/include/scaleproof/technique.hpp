@@ -17,6 +17,10 @@ struct Counts {
   double bytes_read = 0;     // compulsory traffic to/from main memory
   double bytes_written = 0;
   std::string dtype = "fp64";  // which peak roof applies: fp32 | fp64 | ...
+  // Bytes this rank holds during a call (inputs, outputs, work space); 0 =
+  // not declared, and bytes() is taken as the estimate. A case above the
+  // machine's memory per rank is refused before it starts.
+  double footprint = 0;
   double bytes() const { return bytes_read + bytes_written; }
   double intensity() const { return bytes() > 0 ? flops / bytes() : 0.0; }
 };
@@ -55,11 +59,21 @@ struct Tolerance {
   double scaling_band = 0.10;
 };
 
+// The accepted range of one parameter. The type of a parameter is that of
+// its declared values (integer, number or text); undeclared ranges are
+// integer >= 1 and number finite. Text is the technique's validate() to judge.
+struct ParamRule {
+  std::string name;
+  double lo = 1;
+  double hi = 9.2e18;
+};
+
 struct Info {
   std::string name;       // unique, e.g. "gemm"
   std::string family;     // folder name under kernels/, reference/, suites/
   std::string summary;
   std::vector<ParamSet> param_sets;
+  std::vector<ParamRule> param_rules;  // only where the default range does not hold
   std::vector<std::string> variants;  // variants[0] is the project's Kokkos kernel
   std::string baseline;   // the vendor variant min_vs_baseline compares with ("" = none)
   RankRule ranks;
@@ -116,8 +130,8 @@ class Technique {
   virtual ~Technique() = default;
   const Info& info() const { return info_; }
 
-  // Throws InputError naming the problem. Default: every integer parameter
-  // must be > 0, and the rank rule must accept nranks.
+  // Throws InputError naming the problem. Default: the parameter schema
+  // (check_params) and the rank rule must accept nranks.
   virtual void validate(const Params& p, int nranks) const;
   virtual Counts counts(const Params& p, int nranks) const = 0;
   // Variants that can run in this build (vendor libraries may be absent).
@@ -141,6 +155,16 @@ class Technique {
  protected:
   Info info_;
 };
+
+enum class ParamType { integer, number, text };
+// The type of parameter `key`, from the values the technique declares for it.
+ParamType param_type(const Info& info, const std::string& key);
+// One value against the schema: empty, not a number, NaN, infinite,
+// overflowing or out of range is an InputError naming the parameter.
+void check_param_value(const Info& info, const std::string& key, const std::string& value);
+// Every value, and every product of two integer parameters (what a kernel
+// multiplies to index) within 2^62, computed in 128 bits.
+void check_params(const Info& info, const Params& p);
 
 using TechniqueFactory = std::unique_ptr<Technique> (*)();
 
