@@ -10,7 +10,6 @@
 #include <thread>
 
 #include "checker.hpp"
-#include "heartbeat.hpp"
 #include "manifest.hpp"
 #include "models.hpp"
 #include "plots.hpp"
@@ -20,6 +19,7 @@
 #include "scaleproof/comm.hpp"
 #include "scaleproof/kokkos_compat.hpp"
 #include "selection.hpp"
+#include "watchdog.hpp"
 
 namespace fs = std::filesystem;
 using namespace sp;
@@ -42,6 +42,7 @@ void add_filters(CLI::App* c, Options& o) {
   c->add_option("--variant", o.variants, "Only these variants (e.g. kokkos, openblas)");
   c->add_option("--size,-s", o.sizes, "Parameter-set sizes: conformance, small, medium, large");
   c->add_option("--set", o.sets, "Override parameters: KEY=VALUE[,KEY=VALUE]");
+  watchdog::add_option(c);
 }
 
 void add_run_options(CLI::App* c, Options& o) {
@@ -147,6 +148,7 @@ int cmd_bench_or_run(const Options& o, bool full, const RunContext& rc) {
   // Only rank 0 writes; the folder appears only when complete.
   std::unique_ptr<ResultsDir> dir;
   if (comm::rank() == 0) dir = std::make_unique<ResultsDir>(o.out, o.name);
+  watchdog::KeepPartial keep([&](const std::string& why) { return dir ? (dir->write_text("PARTIAL", why + "\n"), dir->commit()) : ""; });
   int rc_code = 0;
   if (full) {
     auto rows = check_cases(check_list, true);
@@ -227,6 +229,8 @@ int main(int argc, char** argv) {
   report->add_option("--out,-o", report_out, "Write to this file instead of stdout");
   std::vector<Registry::Command> family_commands;
   for (auto& hook : Registry::get().commands()) family_commands.push_back(hook(app));
+  for (auto& fc : family_commands)
+    if (fc.on_ranks) watchdog::add_option(fc.sub);
 
   int code = 0;
   bool kokkos_up = false;
@@ -257,7 +261,7 @@ int main(int argc, char** argv) {
     int kargc = static_cast<int>(kargs.size());
     Kokkos::initialize(kargc, kargs.data());
     kokkos_up = true;
-    heartbeat::start();  // for the watchdog of a parent `scale`/`qualify` (SP_HEARTBEAT_DIR)
+    watchdog::start(app);  // heartbeats, and the watchdog of commands that run techniques on ranks
     RunContext rc{command_line, comm::size(), kx::concurrency()};
     if (*list) code = cmd_list(o);
     else if (*check) code = cmd_check(o);
@@ -274,6 +278,7 @@ int main(int argc, char** argv) {
     if (comm::rank() == 0) std::fprintf(stderr, "scaleproof: failed: %s\n", e.what());
     code = 3;
   }
+  watchdog::stop();
   if (kokkos_up) Kokkos::finalize();
   comm::finalize();
   return code;

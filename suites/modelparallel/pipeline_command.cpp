@@ -134,7 +134,7 @@ sp::Registry::Command add_pipeline(CLI::App& app) {
   sub->add_option("--rows", opt.rows, "Rows (tokens) per micro-batch")->capture_default_str();
   sub->add_option("--steps", opt.steps, "Measured steps (after one warm-up)")->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_option("--out,-o", opt.out, "Folder for the timeline files")->required();
-  return {sub, run_pipeline};
+  return {sub, run_pipeline, true};
 }
 
 SP_REGISTER_COMMAND(add_pipeline);
