@@ -91,7 +91,8 @@ trap 'restore; exit 143' TERM
 export CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-/work} CCACHE_DIR=${CCACHE_DIR:-/work/.ccache}
 export OMP_NUM_THREADS=1 OMP_PROC_BIND=false
-rsync -a --delete --exclude /build/ --exclude /.git/ --exclude /results/ "$root/" "$copy/"
+# The copy: the tree without build outputs, git metadata or results (mtimes kept, so rebuilds stay incremental).
+tar -C "$root" --exclude=./build --exclude=./.git --exclude=./results -cf - . | tar -C "$copy" -xf -
 if [[ ! -f $build/build.ninja ]]; then
   (cd "$copy" && cmake --preset default >"$logs/configure.log" 2>&1) || { echo "configure failed: $logs/configure.log"; exit 3; }
 fi
