@@ -148,7 +148,12 @@ int cmd_bench_or_run(const Options& o, bool full, const RunContext& rc) {
   // Only rank 0 writes; the folder appears only when complete.
   std::unique_ptr<ResultsDir> dir;
   if (comm::rank() == 0) dir = std::make_unique<ResultsDir>(o.out, o.name);
-  watchdog::KeepPartial keep([&](const std::string& why) { return dir ? (dir->write_text("PARTIAL", why + "\n"), dir->commit()) : ""; });
+  watchdog::KeepPartial keep([&](const std::string& why) {
+    if (!dir) return std::string();
+    dir->write_json("manifest.json", manifest);
+    dir->write_text("PARTIAL", why + "\n");
+    return dir->commit();
+  });
   int rc_code = 0;
   if (full) {
     auto rows = check_cases(check_list, true);

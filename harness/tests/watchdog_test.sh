@@ -26,6 +26,7 @@ bench_np2)  # rank 1 hangs inside run(); rank 0 waits in MPI_Allreduce; partial 
               "--timeout 3" "partial results: $work/results/t"
   [[ -d results/t ]] || fail "no results folder kept"
   grep -q "culprit: rank 1 inside hang run" results/t/PARTIAL || fail "the kept folder is not marked PARTIAL with the diagnosis"
+  [[ -s results/t/manifest.json ]] || fail "the kept folder has no manifest"
   [[ -z $(find results -maxdepth 1 -name '.*') ]] || fail "a hidden temporary folder was left behind" ;;
 check_np2)  # rank 0 itself hangs (its watchdog thread still fires); rank 1 waits
   rc=$(run "$mpiexec" -n 2 "$bin" check -t hang --set on_rank=0 --timeout 3)
