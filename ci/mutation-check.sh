@@ -125,7 +125,7 @@ run_tests() {
     ctest --test-dir "$build" -L conformance -R "$conf" -j2 --timeout 120 --output-on-failure 2>&1
     if multi_rank "$fam"; then
       echo "=== conformance ${fam}_mr at 2 ranks"
-      timeout 300 "$mpiexec" -n 2 "$build/sp_conformance" --gtest_filter="${fam}_mr.*" --gtest_brief=1 2>&1
+      timeout 300 "$mpiexec" -n 2 "$build/harness/conformance/sp_conformance" --gtest_filter="${fam}_mr.*" --gtest_brief=1 2>&1
       echo "=== mpiexec exit $?"
     fi
     echo "=== unit"
