@@ -9,8 +9,8 @@
 # rebuilds only the test executables of the fault's family, runs that
 # family's conformance tests (single-rank CTest entries, plus the multi-rank
 # suite under `mpiexec -n 2`, the smallest rank count where a distributed
-# algorithm communicates) and its unit tests (all unit tests for harness
-# faults), then restores the file (also on EXIT, INT and TERM).
+# algorithm communicates) and its unit-test executable (the harness's for
+# harness faults), then restores the file (also on EXIT, INT and TERM).
 #
 # Verdict per fault:
 #   value    a test failed on a value: an element outside its bound, an
@@ -106,66 +106,70 @@ if [[ ! -f $build/build.ninja ]]; then
 fi
 mpiexec=$(grep -m1 '^MPIEXEC_EXECUTABLE:' "$build/CMakeCache.txt" | cut -d= -f2)
 
-targets_of() {
+# The family's unit-test executable (relative to the build folder), if any.
+unit_exe() {
   case $1 in
-  collectives) echo sp_conformance sp_coll_tests ;;
-  conv | dataparallel | modelparallel | precision) echo sp_conformance "sp_$1_tests" ;;
-  harness) echo sp_conformance sp_unit_tests ;;
-  *) echo sp_conformance ;;
+  harness) echo harness/tests/sp_unit_tests ;;
+  collectives) echo sp_coll_tests ;;
+  conv | dataparallel | modelparallel | precision) echo "sp_$1_tests" ;;
   esac
+}
+targets_of() {
+  local exe
+  exe=$(unit_exe "$1")
+  echo sp_conformance ${exe:+"$(basename "$exe")"}
 }
 multi_rank() { [[ $1 == collectives || $1 == dataparallel || $1 == modelparallel ]]; }
 
-# run_tests FAMILY LOG: the family's conformance and unit tests; returns nothing, writes LOG.
+# run_tests FAMILY LOG: the family's conformance and unit tests, into LOG.
 run_tests() {
-  local fam=$1 log=$2 conf
+  local fam=$1 log=$2 conf exe
   conf=$([[ $fam == harness ]] && echo "^(roofline|gemm)(_mr)?\." || echo "^${fam}(_mr)?\.")
+  exe=$(unit_exe "$fam")
   {
     echo "=== conformance (1 rank)"
     ctest --test-dir "$build" -L conformance -R "$conf" -j2 --timeout 120 --output-on-failure 2>&1
+    echo "=== end"
     if multi_rank "$fam"; then
-      echo "=== conformance ${fam}_mr at 2 ranks"
+      echo "=== gtest np2: ${fam}_mr at 2 ranks"
       timeout 300 "$mpiexec" -n 2 "$build/harness/conformance/sp_conformance" --gtest_filter="${fam}_mr.*" --gtest_brief=1 2>&1
-      echo "=== mpiexec exit $?"
+      echo "=== exit $?"
     fi
-    echo "=== unit"
-    if [[ $fam == harness ]]; then
-      ctest --test-dir "$build" -L unit -j2 --timeout 120 --output-on-failure 2>&1
-    elif [[ $fam == roofline || $fam == gemm ]]; then
-      echo "(no unit tests of their own)"
-    else
-      ctest --test-dir "$build" -L "^${fam}$" -LE "cli|smoke|mpi" -j2 --timeout 120 --output-on-failure 2>&1
+    if [[ -n $exe ]]; then
+      echo "=== gtest unit: $exe"
+      timeout 600 "$build/$exe" --gtest_brief=1 2>&1
+      echo "=== exit $?"
     fi
   } >"$log"
 }
 
-# classify LOG: value | crash | MISSED, and the failing tests.
+# classify LOG: value | crash | MISSED, the number of failing tests and the first ones.
 classify() {
   python3 - "$1" <<'EOF'
 import re, sys
 text = open(sys.argv[1], errors='replace').read()
-failed = re.findall(r'^\s*\d+ - (\S+) \(([^)]+)\)', text, re.M)
 crash_words = ('Timeout', 'SEGFAULT', 'aborted', 'Exception', 'Bus error', 'ILLEGAL', 'Not Run')
 value_markers = ('elements outside the bound', 'Expected equality', 'Which is:', 'Value of:', 'Expected: ',
-                 'Actual: ', 'The difference between', 'exceeds ', 'evaluates to')
+                 'Actual: ', 'The difference between', 'evaluates to')
 value_tests, crash_tests = [], []
-# gtest failure blocks: "<file>:<line>: Failure" followed by the expectation text.
-blocks = re.split(r'\n(?=[^\n]*: Failure\n)', text)
-has_value = any(': Failure' in b and any(m in b for m in value_markers) for b in blocks)
-for name, status in failed:
-    (crash_tests if any(w in status for w in crash_words) else value_tests).append(name)
-mpi_exit = re.search(r'=== mpiexec exit (\d+)', text)
-mpi_failed = re.findall(r'\[  FAILED  \] (\S+)', text.split('=== conformance', 2)[-1]) if mpi_exit else []
-mpi_crash = mpi_exit and mpi_exit.group(1) != '0' and not mpi_failed
-if mpi_failed: value_tests += ['np2:' + t for t in dict.fromkeys(mpi_failed)]
-if mpi_crash: crash_tests.append('np2 (exit %s)' % mpi_exit.group(1))
-if value_tests and has_value:
-    verdict = 'value'
-elif value_tests or crash_tests:
-    verdict = 'crash'
-else:
-    verdict = 'MISSED'
-tests = value_tests if verdict == 'value' else crash_tests + value_tests
+# CTest section: "  N - name (Status)" lines; a "Failed" test counts as a value
+# failure when the output has a GoogleTest expectation message.
+ctest = re.search(r'=== conformance \(1 rank\)\n(.*?)=== end', text, re.S)
+if ctest:
+    body = ctest.group(1)
+    has_value = any(m in body for m in value_markers)
+    for name, status in re.findall(r'^\s*\d+ - (\S+) \(([^)]+)\)', body, re.M):
+        bad = any(w in status for w in crash_words) or not has_value
+        (crash_tests if bad else value_tests).append(name)
+# Direct GoogleTest runs: "[  FAILED  ] name" lines are expectations that
+# failed; a non-zero exit without any is a crash, an abort or a timeout.
+for label, body, code in re.findall(r'=== gtest (\w+): [^\n]*\n(.*?)=== exit (\d+)', text, re.S):
+    failed = list(dict.fromkeys(re.findall(r'^\[  FAILED  \] ([\w./]+)', body, re.M)))
+    value_tests += ['%s:%s' % (label, t) for t in failed]
+    if code != '0' and not failed:
+        crash_tests.append('%s (exit %s)' % (label, code))
+verdict = 'value' if value_tests else 'crash' if crash_tests else 'MISSED'
+tests = value_tests if value_tests else crash_tests
 shown = ', '.join(tests[:3]) + (' (+%d)' % (len(tests) - 3) if len(tests) > 3 else '')
 print(verdict + '\t' + str(len(tests)) + '\t' + shown)
 EOF

@@ -20,6 +20,7 @@ struct Beat {
   uint64_t left;      // technique calls returned
   int32_t rank;
   int32_t pid;
+  uint64_t mpi_returned;  // blocking MPI calls returned: progress outside technique calls too
 };
 
 void start();  // in SP_HEARTBEAT_DIR; no-op when unset; idempotent

@@ -46,13 +46,13 @@ Job job;
 std::mutex keep_mutex;
 std::function<std::string(const std::string&)> keep_fn;
 
-// What changes when any rank makes progress: calls entered and left, the
-// technique and phase, the MPI call a rank is in.
-using Signature = std::vector<std::tuple<int, uint64_t, uint64_t, int, std::string>>;
+// What changes when any rank makes progress: technique calls entered and
+// left, blocking MPI calls returned, the technique and phase.
+using Signature = std::vector<std::tuple<int, uint64_t, uint64_t, uint64_t, std::string>>;
 Signature signature(const std::string& dir) {
   Signature s;
   for (auto& b : heartbeat::read_all(dir))
-    s.emplace_back(b.rank, b.entered, b.left, b.mpi_call, std::string(b.technique) + "/" + b.phase);
+    s.emplace_back(b.rank, b.entered, b.left, b.mpi_returned, std::string(b.technique) + "/" + b.phase);
   return s;
 }
 

@@ -5,8 +5,8 @@
 // rank 0 under /dev/shm (else TMPDIR, else /tmp) and broadcast to the others,
 // or the folder a parent `scale`/`qualify` names in SP_HEARTBEAT_DIR. A
 // thread on rank 0 watches the heartbeats of the ranks on its node; when none
-// of them changes (no technique call entered or left, no MPI call entered or
-// left) for --timeout seconds, it keeps what was written so far marked
+// of them changes (no technique call entered or left, no blocking MPI call
+// returned) for --timeout seconds, it keeps what was written so far marked
 // partial, prints the per-rank diagnosis as one line on stderr
 // (`scaleproof: watchdog: ...`) and aborts the job with exit code 3.
 #include <functional>

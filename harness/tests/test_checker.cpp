@@ -67,10 +67,14 @@ TEST(ComparatorEdge, MergeKeepsEveryWrongElement) {
   EXPECT_FALSE(r.passed());
 }
 
-// A one-element technique whose output is `got`, checked against kWant with kBound.
+enum class Throws { no, in_run, in_teardown };
+
+// A one-element technique whose output is `got`, checked against kWant with
+// kBound; it may throw in run() (nothing compared) or in teardown() (after a
+// comparison that passed).
 class EdgeTech : public sp::Technique {
  public:
-  EdgeTech(double got, bool throws) : Technique(info()), got_(got), throws_(throws) {}
+  EdgeTech(double got, Throws throws) : Technique(info()), got_(got), throws_(throws) {}
   static sp::Info info() {
     sp::Info i;
     i.name = "edge_case";
@@ -82,7 +86,10 @@ class EdgeTech : public sp::Technique {
   sp::Counts counts(const sp::Params&, int) const override { return {}; }
   void setup(const sp::Params&, int) override {}
   void run(const std::string&) override {
-    if (throws_) throw std::runtime_error("kernel failed");
+    if (throws_ == Throws::in_run) throw std::runtime_error("kernel failed");
+  }
+  void teardown() override {
+    if (throws_ == Throws::in_teardown) throw std::runtime_error("teardown failed");
   }
   sp::CheckResult check(const std::string&) override {
     sp::Comparator c("edge");
@@ -92,10 +99,10 @@ class EdgeTech : public sp::Technique {
 
  private:
   double got_;
-  bool throws_;
+  Throws throws_;
 };
 
-sp::CheckRow check_edge(double got, bool throws = false) {
+sp::CheckRow check_edge(double got, Throws throws = Throws::no) {
   sp::Registered r{[=] { return std::make_unique<EdgeTech>(got, throws); }, EdgeTech::info()};
   return sp::check_one(r, r.info.param_sets.front().params, "kokkos");
 }
@@ -115,9 +122,16 @@ TEST(CheckerEdge, JustPastTheBoundIsFailed) {
 }
 
 TEST(CheckerEdge, ExceptionIsFailed) {
-  auto row = check_edge(kWant, true);
+  auto row = check_edge(kWant, Throws::in_run);
   EXPECT_FALSE(row.passed());
   EXPECT_EQ(row.error, "kernel failed");
+}
+
+TEST(CheckerEdge, ExceptionAfterAPassingComparisonIsFailed) {
+  auto row = check_edge(kWant, Throws::in_teardown);
+  EXPECT_TRUE(row.result.passed());  // the comparison itself passed
+  EXPECT_FALSE(row.passed());
+  EXPECT_EQ(row.error, "teardown failed");
 }
 
 }  // namespace
