@@ -7,6 +7,7 @@
 #include <Kokkos_Core.hpp>
 #include <cctype>
 
+#include "../tests/gtest_run.hpp"
 #include "checker.hpp"
 #include "scaleproof/comm.hpp"
 #include "scaleproof/registry.hpp"
@@ -41,10 +42,13 @@ class ConformanceCase : public ::testing::Test {
 }  // namespace
 
 int main(int argc, char** argv) {
-  sp::comm::init(&argc, &argv);
+  // Listing (CTest's discovery) runs one process without MPI or Kokkos: the
+  // single-rank tests are the ones CTest runs one entry each.
+  const bool listing = sp::testing::listing_only(argc, argv);
+  if (!listing) sp::comm::init(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);
   // Test names say how many ranks they need, so each CTest entry can filter.
-  const int nranks = sp::comm::size();
+  const int nranks = listing ? 1 : sp::comm::size();
   for (auto& r : sp::Registry::get().all()) {
     if (!r.info.ranks.accepts(nranks)) continue;
     auto proto = r.make();
@@ -60,17 +64,15 @@ int main(int argc, char** argv) {
       }
     }
   }
+  if (listing) return RUN_ALL_TESTS();
   // Only rank 0 prints; every rank runs every test (the checks are collective).
   if (sp::comm::rank() != 0) {
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
     delete listeners.Release(listeners.default_result_printer());
   }
-  // CTest's discovery reads every line of --gtest_list_tests as a test name:
-  // while listing, Kokkos stays down so its start-up warnings cannot become tests.
-  const bool listing = GTEST_FLAG_GET(list_tests);
-  if (!listing) Kokkos::initialize(argc, argv);
-  int rc = RUN_ALL_TESTS();
-  if (!listing) Kokkos::finalize();
+  Kokkos::initialize(argc, argv);
+  int rc = sp::testing::run_all_tests();
+  Kokkos::finalize();
   rc = sp::comm::all(rc == 0) ? 0 : 1;
   sp::comm::finalize();
   return rc;

@@ -27,16 +27,20 @@ void mpi_enter(int call) {
 }
 
 void mpi_leave() {
-  if (beat) beat->mpi_call = 0;
+  if (beat) beat->mpi_call = 0, ++beat->mpi_returned;
 }
 
 void start() {
   const char* dir = std::getenv("SP_HEARTBEAT_DIR");
+  if (dir && *dir) start(std::string(dir));
+}
+
+void start(const std::string& dir) {
   mpi_wrappers_linked();
-  if (beat || !dir || !*dir) return;
+  if (beat || dir.empty()) return;
   std::error_code ec;
   fs::create_directories(dir, ec);
-  const std::string file = std::string(dir) + "/rank" + std::to_string(comm::rank()) + ".hb";
+  const std::string file = dir + "/rank" + std::to_string(comm::rank()) + ".hb";
   int fd = open(file.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) return;
   if (ftruncate(fd, sizeof(Beat)) == 0) {
@@ -94,11 +98,13 @@ std::string diagnose(const std::string& dir, int nranks) {
   for (auto& b : beats) {
     if (b.rank >= 0 && b.rank < nranks) seen[b.rank] = true;
     const std::string where = std::string(b.technique) + " " + b.phase + " (call " + std::to_string(b.entered) + ")";
-    if (b.entered <= b.left) add_rank(outside, b.rank);
-    else if (b.mpi_call > 0)
-      add(waiting, "rank " + std::to_string(b.rank) + " waiting in " +
-                       (b.mpi_call <= static_cast<int>(mpi_call_names().size()) ? mpi_call_names()[b.mpi_call - 1] : "MPI") +
-                       " inside " + where);
+    const std::string mpi =
+        b.mpi_call > 0 && b.mpi_call <= static_cast<int>(mpi_call_names().size()) ? mpi_call_names()[b.mpi_call - 1]
+                                                                                   : "MPI";
+    if (b.entered <= b.left && b.mpi_call > 0)
+      add(waiting, "rank " + std::to_string(b.rank) + " waiting in " + mpi + " outside technique calls");
+    else if (b.entered <= b.left) add_rank(outside, b.rank);
+    else if (b.mpi_call > 0) add(waiting, "rank " + std::to_string(b.rank) + " waiting in " + mpi + " inside " + where);
     else add(culprit, "rank " + std::to_string(b.rank) + " inside " + where + ", not in MPI");
   }
   for (int r = 0; r < nranks; ++r)

@@ -1,6 +1,6 @@
 #pragma once
-// Per-rank heartbeat for the watchdog of `scaleproof scale` / `qualify`.
-// When SP_HEARTBEAT_DIR is set, each rank maps a small file
+// Per-rank heartbeat for the watchdogs (watchdog.hpp in the ranks, and the
+// launch watchdog of `scaleproof scale` / `qualify`). Each rank maps a small file
 // <dir>/rank<R>.hb and records, with plain memory stores (cheap enough for
 // every timed call), which technique and phase it is in and how many
 // technique calls it entered and left. After a launch is killed, the parent
@@ -20,9 +20,11 @@ struct Beat {
   uint64_t left;      // technique calls returned
   int32_t rank;
   int32_t pid;
+  uint64_t mpi_returned;  // blocking MPI calls returned: progress outside technique calls too
 };
 
-void start();  // no-op unless SP_HEARTBEAT_DIR is set; idempotent
+void start();  // in SP_HEARTBEAT_DIR; no-op when unset; idempotent
+void start(const std::string& dir);  // in `dir`; idempotent
 // at() labels the calls that follow; enter()/leave() only count, so the
 // timed loop pays two increments per call and no string copies.
 void at(const std::string& technique, const char* phase);

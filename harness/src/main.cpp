@@ -23,6 +23,7 @@
 #include "scaleproof/kokkos_compat.hpp"
 #include "run_job.hpp"
 #include "selection.hpp"
+#include "watchdog.hpp"
 
 namespace fs = std::filesystem;
 using namespace sp;
@@ -41,6 +42,7 @@ void add_filters(CLI::App* c, Options& o) {
   c->add_option("--variant", o.variants, "Only these variants (e.g. kokkos, openblas)");
   c->add_option("--size,-s", o.sizes, "Parameter-set sizes: conformance, small, medium, large");
   c->add_option("--set", o.sets, "Override parameters: KEY=VALUE[,KEY=VALUE]");
+  watchdog::add_option(c);
 }
 
 void add_run_options(CLI::App* c, Options& o) {
@@ -135,8 +137,6 @@ int main(int argc, char** argv) {
                   "Ranks for the multi-rank techniques, launched by this run (default: the largest power of two <= cores, >= 2)")
       ->check(CLI::Range(1, 1 << 20));
   run->add_option("--launcher", o.launcher, "Launcher command with {n} for the rank count (default: mpiexec -n {n}, srun --mpi=pmi2 -n {n} inside Slurm)");
-  run->add_option("--timeout", o.timeout_s, "Watchdog: seconds for the launch of the multi-rank techniques (default: scaled to its cases)")
-      ->check(CLI::PositiveNumber);
   run->add_flag("--part", o.part, "Internal: this process is the launched multi-rank part of a main job")->group("");
   std::string report_dir, report_out;
   auto* report = app.add_subcommand("report", "Render a results folder as Markdown");
@@ -145,6 +145,8 @@ int main(int argc, char** argv) {
   std::vector<Registry::Command> family_commands;
   for (auto& hook : Registry::get().commands()) family_commands.push_back(hook(app));
   cli::harden(app);
+  for (auto& fc : family_commands)
+    if (fc.on_ranks) watchdog::add_option(fc.sub);
 
   int code = 0;
   bool kokkos_up = false;
@@ -178,7 +180,9 @@ int main(int argc, char** argv) {
     int kargc = static_cast<int>(kargs.size());
     Kokkos::initialize(kargc, kargs.data());
     kokkos_up = true;
-    heartbeat::start();  // for the watchdog of a parent `scale`/`qualify` (SP_HEARTBEAT_DIR)
+    // run's --timeout (the watchdog's) also bounds what a main job launches.
+    if (run->parsed() && run->count("--timeout")) o.timeout_s = run->get_option("--timeout")->as<double>();
+    watchdog::start(app);  // heartbeats, and the watchdog of commands that run techniques on ranks
     RunContext rc{command_line, comm::size(), kx::concurrency()};
     if (*list) code = cmd_list(o, app);
     else if (*check) code = cmd_check(o);
@@ -201,6 +205,7 @@ int main(int argc, char** argv) {
     if (comm::rank() == 0) std::fprintf(stderr, "scaleproof: failed: %s\n", e.what());
     code = 3;
   }
+  watchdog::stop();
   if (kokkos_up) Kokkos::finalize();
   comm::finalize();
   return code;

@@ -86,16 +86,13 @@ LaunchPlan plan_launch(const RunOptions& o, const Filter& f, int cores) {
   p.threads = std::max(1, cores / n);
   p.launcher = Launcher::from(o.launcher);
   probe_launcher(p.launcher, n);
-  if (o.timeout_s > 0) {
-    p.timeout_s = o.timeout_s;
-  } else {
-    // Generous: every benchmark repetition several times its minimum time,
-    // setup and conformance per case, and a fixed start-up allowance.
-    double t = 120;
-    for (auto& c : p.cases)
-      t += static_cast<double>(c.variants.size()) * (o.repetitions * 4 * o.min_time + 20);
-    p.timeout_s = 2 * t;
-  }
+  // The launched part has its own watchdog (no progress for --timeout s);
+  // this wall-clock limit is the backstop for a launcher that never returns.
+  // Generous: every benchmark repetition several times its minimum time,
+  // setup and conformance per case, and a fixed start-up allowance.
+  double t = 120 + std::max(0.0, o.timeout_s);
+  for (auto& c : p.cases) t += static_cast<double>(c.variants.size()) * (o.repetitions * 4 * o.min_time + 20);
+  p.timeout_s = 2 * t;
   return p;
 }
 
@@ -111,6 +108,7 @@ nlohmann::json run_launch(const LaunchPlan& plan, const RunOptions& o, const std
                               std::to_string(o.repetitions)})
     argv.push_back(a);
   for (auto& a : filter_args(o)) argv.push_back(a);
+  if (o.timeout_s > 0) argv.insert(argv.end(), {"--timeout", std::to_string(o.timeout_s)});
   std::string command;
   for (auto& a : argv) command += (command.empty() ? "" : " ") + a;
   // Under an outer watchdog (qualify's, say) the launch beats into the outer

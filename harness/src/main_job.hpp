@@ -27,7 +27,7 @@ struct LaunchPlan {
   std::vector<std::string> techniques; // launched at `ranks`
   std::vector<Case> cases;             // validated at `ranks`, for counting and the timeout
   nlohmann::json skipped = nlohmann::json::array();  // [{technique, reason}]
-  double timeout_s = 0;
+  double timeout_s = 0;                // the launch's wall-clock limit, scaled to its cases
 };
 
 // Validates everything about the launch before anything is written: the

@@ -15,6 +15,7 @@
 #include "runner.hpp"
 #include "scaleproof/comm.hpp"
 #include "summary.hpp"
+#include "watchdog.hpp"
 
 namespace fs = std::filesystem;
 
@@ -101,6 +102,14 @@ BenchOptions bench_options(const RunOptions& o, const std::string& json_out, con
   return bo;
 }
 
+// What a watchdog that fires keeps: the results written so far, marked partial.
+std::string keep_partial(ResultsDir* dir, const nlohmann::json& manifest, const std::string& why) {
+  if (!dir) return "";
+  dir->write_json("manifest.json", manifest);
+  dir->write_text("PARTIAL", why + "\n");
+  return dir->commit();
+}
+
 int failed_checks(const nlohmann::json& rows) {
   int n = 0;
   for (auto& r : rows) n += !r.value("passed", false);
@@ -119,6 +128,7 @@ int cmd_bench(const RunOptions& o, const RunContext& rc) {
   // Only rank 0 writes; the folder appears only when complete.
   std::unique_ptr<ResultsDir> dir;
   if (comm::rank() == 0) dir = std::make_unique<ResultsDir>(o.out, o.name);
+  watchdog::KeepPartial keep([&](const std::string& why) { return keep_partial(dir.get(), manifest, why); });
   run_benchmarks(cases, bench_options(o, dir ? dir->path("bench.json") : "", manifest));
   if (!dir) return 0;
   dir->write_json("manifest.json", manifest);
@@ -167,6 +177,7 @@ int cmd_run(const RunOptions& o, const RunContext& rc) {
   warn_oversubscribed(manifest, rc);
   std::unique_ptr<ResultsDir> dir;
   if (comm::rank() == 0) dir = std::make_unique<ResultsDir>(o.out, o.name);
+  watchdog::KeepPartial keep([&](const std::string& why) { return keep_partial(dir.get(), manifest, why); });
   auto check_rows = to_json(check_cases(check_list, true));
   nlohmann::json bench = {{"context", context_of(manifest)}, {"benchmarks", nlohmann::json::array()}};
   if (!cases.empty()) run_benchmarks(cases, bench_options(o, dir ? dir->path("bench.json") : "", manifest));
@@ -176,6 +187,9 @@ int cmd_run(const RunOptions& o, const RunContext& rc) {
   int code = 0;
   nlohmann::json job = {{"launches", nlohmann::json::array()}, {"skipped", skipped}};
   if (plan.ranks > 0) {
+    // The launch has a watchdog of its own, and this process only waits for
+    // it: its own watchdog, which sees no progress here, stops first.
+    watchdog::stop();
     auto launch = run_launch(plan, o, dir->path(""), check_rows, bench);
     code |= launch["status"] != "ok";
     job["launches"].push_back(launch);

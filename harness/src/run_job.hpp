@@ -21,7 +21,7 @@ struct RunOptions {
   // The main job's launch of its multi-rank techniques.
   std::string launcher;  // "" = mpiexec -n {n} (srun --mpi=pmi2 -n {n} inside a Slurm allocation)
   int ranks = 0;         // 0 = the default rank count (main_job.hpp)
-  double timeout_s = 0;  // watchdog per launch; 0 = scaled to the launched cases
+  double timeout_s = 0;  // the watchdog's --timeout (no progress for that long), also given to the launch; 0 = default
   bool part = false;     // this process is the launched part of a main job
 };
 

@@ -1,20 +1,19 @@
 // Unit tests run with Kokkos up (some tests run real techniques).
-#include <gtest/gtest.h>
-
 #include <Kokkos_Core.hpp>
 
+#include "gtest_run.hpp"
 #include "scaleproof/comm.hpp"
 
 int main(int argc, char** argv) {
+  if (sp::testing::listing_only(argc, argv)) {
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+  }
   sp::comm::init(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);
-  // CTest's discovery reads every line of --gtest_list_tests as a test name:
-  // while listing, Kokkos stays down so its start-up warnings (e.g. about
-  // OMP_PROC_BIND) cannot become tests that run nothing.
-  const bool listing = GTEST_FLAG_GET(list_tests);
-  if (!listing) Kokkos::initialize(argc, argv);
-  int rc = RUN_ALL_TESTS();
-  if (!listing) Kokkos::finalize();
+  Kokkos::initialize(argc, argv);
+  int rc = sp::testing::run_all_tests();
+  Kokkos::finalize();
   sp::comm::finalize();
   return rc;
 }

@@ -300,7 +300,7 @@ sp::Registry::Command add(CLI::App& app) {
   sp::cli::range(sub->add_option("-c,--check", o.check, "Check results (#wrong): 1 or 0"), 0, 1)->capture_default_str();
   sub->add_flag("--no-model", o.no_model, "Skip the alpha-beta calibration and prediction");
   sub->add_option("--json", o.json, "Also write the rows as JSON to this file");
-  return {sub, [] { return run(o); }};
+  return {sub, [] { return run(o); }, true};
 }
 
 SP_REGISTER_COMMAND(add);

@@ -1,5 +1,7 @@
 #include "suites/conv/conv_technique.hpp"
 
+#include "reference/conv/block_ref.hpp"
+
 #include <algorithm>
 #include <cmath>
 #ifdef _OPENMP
@@ -148,6 +150,7 @@ Counts ConvTechnique<T>::counts(const Params& p, int) const {
 
 template <class T>
 void ConvTechnique<T>::setup(const Params& p, int) {
+  params_ = p;
   const Net net0 = decl_.defs.front().build(p);
   const Node& in = net0.nodes().front();
   x_ = Tensor<T>("conv_x", net0.batch(), in.c, in.h, in.w);
@@ -183,9 +186,39 @@ CheckResult ConvTechnique<T>::check(const std::string& variant) {
   const T* got = h.data();
   for (size_t i = 0; i < ref.v.size(); ++i) cmp.add(got[i], static_cast<double>(ref.v[i]), ref.err[i]);
   CheckResult r = cmp.result();
+  if (decl_.ratio.params_ratio) r.merge(check_definition(variant));
   r.note = ex.net().describe();
   if (def(variant).be == Backend::onednn) r.note += "; oneDNN impl " + ex.onednn_impl();
   return r;
+}
+
+// A composite block's output against the reference written from the block's
+// definition (reference/conv/block_ref.hpp), not from its declared graph.
+template <class T>
+CheckResult ConvTechnique<T>::check_definition(const std::string& variant) {
+  const NetExec<T>& ex = *exec_.at(variant);
+  const std::string key = "definition/" + def(variant).structure;
+  if (!ref_.count(key)) {
+    const Net& net = ex.net();
+    std::vector<reference::LayerWeights<T>> weights;
+    for (size_t i = 0; i < net.nodes().size(); ++i)
+      if (net.nodes()[i].op == Op::conv) weights.push_back({&ex.host_weights(i), &ex.host_bias(i)});
+    const Node& in = net.nodes().front();
+    reference::RefTensor x;
+    x.resize(net.batch(), in.c, in.h, in.w);
+    for (size_t i = 0; i < hx_.size(); ++i) x.v[i] = hx_[i];
+    ref_[key] = reference::block_reference<T>(info_.name, def(variant).structure, params_, x, weights,
+                                              unit_roundoff<T>());
+  }
+  const auto& ref = ref_[key];
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ex.output());
+  Comparator cmp("vs the block's definition (block_ref.hpp)");
+  if (static_cast<size_t>(h.size()) != ref.v.size()) {
+    cmp.add(NAN, 0, 0);  // a different output shape than the definition's: wrong
+    return cmp.result();
+  }
+  for (size_t i = 0; i < ref.v.size(); ++i) cmp.add(h.data()[i], static_cast<double>(ref.v[i]), ref.err[i]);
+  return cmp.result();
 }
 
 template <class T>

@@ -71,10 +71,12 @@ class ConvTechnique : public Technique {
  private:
   const VariantDef& def(const std::string& variant) const;
   Counts counts_of(const Net& net) const;
+  CheckResult check_definition(const std::string& variant);
 
   Declaration decl_;
   Tensor<T> x_;
   std::vector<T> hx_;
+  Params params_;  // of the last setup, for the blocks' definition references
   std::map<std::string, std::unique_ptr<NetExec<T>>> exec_;
   std::map<std::string, reference::RefTensor> ref_;  // by structure
   std::map<std::string, double> tmin_;               // fastest call per variant, for the block ratios

@@ -136,7 +136,7 @@ sp::Registry::Command add_pipeline(CLI::App& app) {
   range(sub->add_option("--rows", opt.rows, "Rows (tokens) per micro-batch"), 1, 1 << 20)->capture_default_str();
   range(sub->add_option("--steps", opt.steps, "Measured steps (after one warm-up)"), 1, 1e6)->capture_default_str();
   sub->add_option("--out,-o", opt.out, "Folder for the timeline files")->required();
-  return {sub, run_pipeline};
+  return {sub, run_pipeline, true};
 }
 
 SP_REGISTER_COMMAND(add_pipeline);

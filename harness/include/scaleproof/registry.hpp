@@ -33,9 +33,12 @@ class Registry {
   // its subcommand to the top-level app and returns it with the action that
   // main() runs, after MPI and Kokkos are up, when that subcommand was given.
   // The action returns the exit code and throws InputError for bad input.
+  // `on_ranks`: the action runs techniques on every rank of an MPI job, so
+  // main() gives the subcommand the watchdog (--timeout).
   struct Command {
     CLI::App* sub = nullptr;
     std::function<int()> run;
+    bool on_ranks = false;
   };
   using CommandHook = std::function<Command(CLI::App&)>;
   void add_command(CommandHook hook) { commands_.push_back(std::move(hook)); }

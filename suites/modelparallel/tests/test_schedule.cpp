@@ -5,6 +5,7 @@
 
 #include "kernels/modelparallel/schedule.hpp"
 #include "reference/modelparallel/schedule_check.hpp"
+#include "reference/modelparallel/stash_ref.hpp"
 #include "scaleproof/params.hpp"
 
 using sp::mp::Kind;
@@ -30,6 +31,10 @@ void check_all(ScheduleKind k, int p, int m, int v) {
   ASSERT_TRUE(sim.ok) << sim.error;
   for (int i = 0; i < p; ++i) {
     EXPECT_EQ(sim.peak_stash[i], sp::mp::predicted_peak_stash(k, p, m, v, i)) << "rank " << i;
+    const auto ref = k == ScheduleKind::gpipe         ? sp::reference::PipeSchedule::gpipe
+                     : k == ScheduleKind::one_f_one_b ? sp::reference::PipeSchedule::one_f_one_b
+                                                      : sp::reference::PipeSchedule::interleaved;
+    EXPECT_EQ(sim.peak_stash[i], sp::reference::peak_stash_sets(ref, p, m, v, i)) << "rank " << i << " (closed form)";
     EXPECT_EQ(count_sends(s.ranks[i], p, v), sp::mp::predicted_messages_sent(p, m, v, i)) << "rank " << i;
   }
   // The bubble formula holds for the simulated step exactly where the model's
