@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "kernels/dataparallel/dp_trainer.hpp"
+#include "kernels/nn/gemm_rate.hpp"
 #include "reference/dataparallel/mlp_reference.hpp"
 #include "scaleproof/comm.hpp"
 #include "scaleproof/compare.hpp"
@@ -77,8 +78,9 @@ class DpTrain : public sp::Technique {
     const double es = p.s("dtype") == "fp32" ? 4 : 8, n = static_cast<double>(s.n_params());
     const double local = static_cast<double>(p.i("batch") / nranks), steps = static_cast<double>(p.i("steps"));
     sp::Counts c;
-    // Forward 2 MAC-FLOPs per weight per sample, backward twice that (dW and dA).
-    c.flops = steps * 6 * s.macs_per_sample() * local;
+    // The products of gemm_shapes(): forward, dW of every layer, dA of every layer but the first.
+    c.flops = 0;
+    for (const auto& g : gemm_shapes(s, static_cast<int>(local), static_cast<int>(steps))) c.flops += g.flops();
     // Per step: weights read three times (forward, dA, and by Adam with m, v, g) and written once.
     c.bytes_read = steps * es * (3 * n + 3 * n);
     c.bytes_written = steps * es * 3 * n;
@@ -120,6 +122,7 @@ class DpTrain : public sp::Technique {
     Technique::predict(p, variant, m, machine, out);
     for (size_t i = first; i < out.size(); ++i) out[i].status = "INFO";
     append_dp_verdicts(info_.name, p, shape_of(p), bucket_elems(p), variant, m, out);
+    sp::nn::append_gemm_rate_verdict(info_, p, variant, counts(p, m.ranks).flops, m, true, out);
   }
 
  private:
@@ -129,7 +132,21 @@ class DpTrain : public sp::Technique {
     std::map<std::string, std::unique_ptr<DpTrainer<T>>> trainers;
     std::unique_ptr<ref::Result> reference;
     std::map<std::string, double> last;  // counters of the last run, per variant
+    double gemm_rate = 0;                   // FLOP/s of the GEMM at this rank's shapes
   };
+
+  // The products one call makes on a rank of local batch b: per step and
+  // layer, Z = A W^T (b x out x in), dW = dZ^T A (out x in x b) and, but for
+  // the first layer, dA = dZ W (b x in x out).
+  static std::vector<sp::nn::GemmShape> gemm_shapes(const MlpShape& s, int b, int steps) {
+    std::vector<sp::nn::GemmShape> g;
+    for (int l = 1; l <= s.layers(); ++l) {
+      g.push_back({b, s.out(l), s.in(l), double(steps)});
+      g.push_back({s.out(l), s.in(l), b, double(steps)});
+      if (l > 1) g.push_back({b, s.in(l), s.out(l), double(steps)});
+    }
+    return g;
+  }
 
   static size_t bucket_elems(const sp::Params& p) {
     return static_cast<size_t>(p.i("bucket_bytes")) / (p.s("dtype") == "fp32" ? 4 : 8);
@@ -199,6 +216,10 @@ class DpTrain : public sp::Technique {
     // reads a missing counter as 0.
     for (auto& [k, val] : d.last)
       if (val != 0) out[k] = val;
+    if (d.gemm_rate == 0)
+      d.gemm_rate = sp::nn::gemm_rate<T>(gemm_shapes(shape_, static_cast<int>(params_.i("batch")) / transport_->size(),
+                                                     static_cast<int>(params_.i("steps"))));
+    out[sp::nn::kGemmRateCounter] = d.gemm_rate;
     const Variant v = parse_variant(variant);
     if (v.offload || v.strategy == Strategy::param_server || v.strategy == Strategy::zero1) return;
     auto& tr = trainer(d, variant);
