@@ -52,12 +52,13 @@ void relu_forward(S* x, int64_t n) {
       });
 }
 
-// dx = 0 where the forward output y is not positive (ReLU's derivative), in place.
+// dx = dy where the forward output y is positive, else 0 (ReLU's
+// derivative; dx may be dy).
 template <class S, class SY>
-void relu_backward(const SY* y, S* dx, int64_t n) {
+void relu_backward(const SY* y, const S* dy, S* dx, int64_t n) {
   Kokkos::parallel_for(
       "nn_relu_grad", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int64_t i) {
-        if (!(load(y[i]) > 0)) dx[i] = store_as<S>(typename AccOf<S>::type(0), 0);
+        dx[i] = load(y[i]) > 0 ? dy[i] : store_as<S>(typename AccOf<S>::type(0), 0);
       });
 }
 

@@ -68,12 +68,7 @@ inline void append_gemm_rate_verdict(const Info& info, const Params& p, const st
                                      const Measurement& m, bool judged, std::vector<Verdict>& out) {
   const auto it = m.counters.find(kGemmRateCounter);
   if (it == m.counters.end() || it->second <= 0 || m.seconds <= 0 || flops <= 0) return;
-  Verdict v;
-  v.technique = info.name;
-  v.variant = variant;
-  v.params = p.label();
-  v.quantity = "fraction of GEMM rate";
-  v.unit = "FLOP/s";
+  Verdict v{info.name, variant, p.label(), "fraction of GEMM rate", "FLOP/s"};
   v.predicted = it->second;
   v.measured = flops / m.seconds;
   v.ratio = v.measured / v.predicted;

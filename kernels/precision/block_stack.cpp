@@ -37,8 +37,7 @@ void BlockStack::layer_forward(int l, const Kokkos::View<float*>& in, const Kokk
 
 void BlockStack::layer_backward(int l, const Kokkos::View<float*>& in, const Kokkos::View<float*>& out) {
   // dz = dx * [out > 0]; dW_l = in^T dz; dx = dz W_l^T.
-  Kokkos::deep_copy(dz_, dx_);
-  nn::relu_backward(out.data(), dz_.data(), int64_t(dz_.extent(0)));
+  nn::relu_backward(out.data(), dx_.data(), dz_.data(), int64_t(dz_.extent(0)));
   nn::linear_backward_weight<float, float, float>(shape(sh_), in.data(), dz_.data(), dW_[l].data(), nullptr, 0,
                                                   sh_.width);
   nn::linear_backward_input(shape(sh_), dz_.data(), W_[l].data(), dx_.data());

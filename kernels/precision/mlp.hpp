@@ -63,7 +63,7 @@ class Mlp {
     // dW2 = H^T dY, dH = (dY W2^T) * [H > 0], dW1 = X^T dH
     nn::linear_backward_weight<S, S, S>(layer(1), H_.data(), dY_.data(), G_[1].data(), nullptr, 0, s.out);
     nn::linear_backward_input(layer(1), dY_.data(), W_[1].data(), dH_.data());
-    nn::relu_backward(H_.data(), dH_.data(), int64_t(dH_.extent(0)));
+    nn::relu_backward(H_.data(), dH_.data(), dH_.data(), int64_t(dH_.extent(0)));
     nn::linear_backward_weight<S, S, S>(layer(0), X_.data(), dH_.data(), G_[0].data(), nullptr, 0, s.hidden);
     return count_nonfinite<S>(G_[0]) + count_nonfinite<S>(G_[1]);
   }

@@ -46,9 +46,9 @@ class AmpMlp : public sp::Technique {
     // overflows in fp16 within 12 steps: growth, backoff and skipped steps are all checked.
     for (auto [t, sc] : {std::pair{"fp32", "none"}, {"fp16", "dynamic"}, {"fp16", "static"}, {"bf16", "none"}}) {
       i.param_sets.push_back({sp::Size::conformance, set(t, sc, 16, 12, 24, 12, 1)});
-      i.param_sets.push_back({sp::Size::small, set(t, sc, 64, 64, 64, 30, 2000)});
+      i.param_sets.push_back({sp::Size::small, set(t, sc, 128, 128, 256, 30, 2000)});
       // A shortened growth interval (10) so that growth, overflow and backoff all show in 100 steps.
-      if (std::string(sc) == "dynamic") i.param_sets.push_back({sp::Size::small, set(t, sc, 64, 64, 64, 100, 10)});
+      if (std::string(sc) == "dynamic") i.param_sets.push_back({sp::Size::small, set(t, sc, 128, 128, 256, 100, 10)});
       i.param_sets.push_back({sp::Size::medium, set(t, sc, 256, 256, 512, 100, 2000)});
       i.param_sets.push_back({sp::Size::large, set(t, sc, 1024, 512, 2048, 100, 2000)});
     }

@@ -70,7 +70,7 @@ TEST(NnLayers, ReluAndMask) {
   std::vector<float> x = {-2, -0.0f, 0, 1.5f, NAN, 3}, g = {1, 2, 3, 4, 5, 6};
   auto X = dev(x), G = dev(g);
   sp::nn::relu_forward(X.data(), 6);
-  sp::nn::relu_backward(X.data(), G.data(), 6);
+  sp::nn::relu_backward(X.data(), G.data(), G.data(), 6);
   const auto hx = back(X), hg = back(G);
   EXPECT_EQ(hx[0], 0.0f);
   EXPECT_EQ(hx[3], 1.5f);
