@@ -148,33 +148,55 @@ void gemm_tiled_batched(int batch, int M, int N, int K, GemmOperand<const SA> A,
         for (int k0 = 0; k0 < K; k0 += KC) {
           const int kc = K - k0 < KC ? K - k0 : KC;
           m.team_barrier();
-          // One thread packs one row of the A block, one thread one k of the B block.
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, MC), [&](const int i) {
-            const int gi = i0 + i;
-            T* dst = &Ap((i / MR) * (MR * kc) + i % MR);
-            if (gi < M) {
-              const SA* src = a_ + gi * ars + k0 * acs;
-              if (acs == 1)
-                for (int k = 0; k < kc; ++k) dst[k * MR] = gemm_widen<T>(src[k], 0);
-              else
-                for (int k = 0; k < kc; ++k) dst[k * MR] = gemm_widen<T>(src[k * acs], 0);
-            } else {
-              for (int k = 0; k < kc; ++k) dst[k * MR] = T(0);
-            }
-          });
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, kc), [&](const int k) {
-            const SB* src = b_ + (k0 + k) * brs;
-            for (int jr = 0; jr < NC / NR; ++jr) {
-              T* dst = &Bp(jr * (NR * kc) + k * NR);
-              const int gj = j0 + jr * NR;
-              if (gj + NR <= N && bcs == 1)  // the common case: contiguous rows of B
-                for (int c = 0; c < NR; ++c) dst[c] = gemm_widen<T>(src[gj + c], 0);
-              else if (gj + NR <= N)
-                for (int c = 0; c < NR; ++c) dst[c] = gemm_widen<T>(src[(gj + c) * bcs], 0);
-              else
-                for (int c = 0; c < NR; ++c) dst[c] = gj + c < N ? gemm_widen<T>(src[(gj + c) * bcs], 0) : T(0);
-            }
-          });
+          // Packing reads along the operand's contiguous direction: a row of
+          // A (or, for a transposed A, a k) per thread; a k of B (or, for a
+          // transposed B, a column) per thread. Only the copy order differs.
+          if (acs == 1 || ars != 1) {
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(m, MC), [&](const int i) {
+              const int gi = i0 + i;
+              T* dst = &Ap((i / MR) * (MR * kc) + i % MR);
+              if (gi < M) {
+                const SA* src = a_ + gi * ars + k0 * acs;
+                if (acs == 1)
+                  for (int k = 0; k < kc; ++k) dst[k * MR] = gemm_widen<T>(src[k], 0);
+                else
+                  for (int k = 0; k < kc; ++k) dst[k * MR] = gemm_widen<T>(src[k * acs], 0);
+              } else {
+                for (int k = 0; k < kc; ++k) dst[k * MR] = T(0);
+              }
+            });
+          } else {
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(m, kc), [&](const int k) {
+              const SA* src = a_ + (k0 + k) * acs;
+              for (int i = 0; i < MC; ++i)
+                Ap((i / MR) * (MR * kc) + k * MR + i % MR) = i0 + i < M ? gemm_widen<T>(src[i0 + i], 0) : T(0);
+            });
+          }
+          if (bcs == 1 || brs != 1) {
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(m, kc), [&](const int k) {
+              const SB* src = b_ + (k0 + k) * brs;
+              for (int jr = 0; jr < NC / NR; ++jr) {
+                T* dst = &Bp(jr * (NR * kc) + k * NR);
+                const int gj = j0 + jr * NR;
+                if (gj + NR <= N && bcs == 1)
+                  for (int c = 0; c < NR; ++c) dst[c] = gemm_widen<T>(src[gj + c], 0);
+                else if (gj + NR <= N)
+                  for (int c = 0; c < NR; ++c) dst[c] = gemm_widen<T>(src[(gj + c) * bcs], 0);
+                else
+                  for (int c = 0; c < NR; ++c) dst[c] = gj + c < N ? gemm_widen<T>(src[(gj + c) * bcs], 0) : T(0);
+              }
+            });
+          } else {
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(m, NC), [&](const int j) {
+              T* dst = &Bp((j / NR) * (NR * kc) + j % NR);
+              if (j0 + j < N) {
+                const SB* src = b_ + (j0 + j) * bcs + k0;
+                for (int k = 0; k < kc; ++k) dst[k * NR] = gemm_widen<T>(src[k], 0);
+              } else {
+                for (int k = 0; k < kc; ++k) dst[k * NR] = T(0);
+              }
+            });
+          }
           m.team_barrier();
           const bool fresh = k0 == 0 && !accumulate;
           // jr outer, ir inner: a KC x NR panel of B is reused across all of A's rows.
