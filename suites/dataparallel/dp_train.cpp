@@ -49,7 +49,7 @@ class DpTrain : public sp::Technique {
     // Conformance: tiny, odd widths so chunks are uneven; batch 12 divides by 1..4.
     i.param_sets.push_back({sp::Size::conformance, set("fp64", 6, 10, 2, 3, 12, 3, 1536)});
     i.param_sets.push_back({sp::Size::conformance, set("fp32", 5, 7, 3, 2, 12, 2, 512)});
-    i.param_sets.push_back({sp::Size::small, set("fp32", 64, 512, 4, 16, 256, 2, 1200000)});
+    i.param_sets.push_back({sp::Size::small, set("fp32", 64, 256, 4, 16, 256, 2, 300000)});
     i.param_sets.push_back({sp::Size::medium, set("fp32", 256, 1024, 4, 64, 128, 2, 8 << 20)});
     i.param_sets.push_back({sp::Size::large, set("fp32", 1024, 4096, 4, 256, 256, 2, 25 << 20)});
     i.variants = variant_names();
