@@ -58,8 +58,8 @@ class Checkpointing : public sp::Technique {
     for (auto [n, s, k] : {std::tuple{4, 2, 1}, {5, 1, 2}, {3, 2, 3}})
       i.param_sets.push_back({sp::Size::conformance, set(n, s, k, 4, 8)});
     // Seed 003's 24 layers x 5 linear inputs, and s = 1 stacks around k = sqrt(n).
-    for (int k : {1, 2, 3, 4, 6, 12, 24}) i.param_sets.push_back({sp::Size::small, set(24, 5, k, 64, 128)});
-    for (int k : {1, 2, 4, 8, 16}) i.param_sets.push_back({sp::Size::small, set(16, 1, k, 128, 256)});
+    for (int k : {1, 2, 3, 4, 6, 12, 24}) i.param_sets.push_back({sp::Size::small, set(24, 5, k, 32, 64)});
+    for (int k : {1, 2, 4, 8, 16}) i.param_sets.push_back({sp::Size::small, set(16, 1, k, 64, 128)});
     for (int k : {1, 2, 3, 6}) i.param_sets.push_back({sp::Size::medium, set(24, 5, k, 128, 256)});
     for (int k : {1, 3}) i.param_sets.push_back({sp::Size::large, set(24, 5, k, 512, 512)});
     i.variants = {"checkpoint", "keep_all"};
