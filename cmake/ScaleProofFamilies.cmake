@@ -29,3 +29,14 @@ foreach(_dir ${_sp_families})
   list(APPEND SP_FAMILY_TARGETS ${SP_FAMILY_TARGET})
 endforeach()
 unset(SP_FAMILY)
+
+# The layer library (kernels/nn) is header-only and belongs to every training
+# family and to none; its unit tests compare each layer with reference/nn.
+if(SP_BUILD_TESTS)
+  set(SP_FAMILY nn)
+  set(SP_FAMILY_TARGET "")
+  file(GLOB _sp_nn_tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/suites/nn/tests/*.cpp)
+  sp_unit_tests(sp_nn_tests ${_sp_nn_tests})
+  unset(SP_FAMILY)
+  unset(SP_FAMILY_TARGET)
+endif()

@@ -13,6 +13,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/nn/optim.hpp"
+#include "kernels/nn/activations.hpp"
+
 namespace sp::dp {
 
 struct MlpShape {
@@ -70,14 +73,11 @@ struct MlpShape {
 };
 
 // GeLU constants of the tanh form: gelu(z) = z/2 (1 + tanh(k (z + c z^3))).
-constexpr double kGeluK = 0.7978845608028654;  // sqrt(2/pi)
-constexpr double kGeluC = 0.044715;
+constexpr double kGeluK = sp::nn::kGeluK;  // sqrt(2/pi)
+constexpr double kGeluC = sp::nn::kGeluC;
 
-// Adam (Kingma & Ba 2015) hyper-parameters; stored in the training type T so
-// kernel and reference use the same rounded constants.
-struct AdamConfig {
-  double lr = 1e-2, beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
-};
+// Adam (Kingma & Ba 2015) hyper-parameters (kernels/nn/optim.hpp).
+using sp::nn::AdamConfig;
 
 // Deterministic inputs (identical on every rank and in the reference):
 // parameters ~ U(-1,1)/sqrt(fan_in), inputs and targets in [-1, 1].

@@ -6,6 +6,7 @@
 // a GPU), and each thread then accumulates MR x NR register tiles from them.
 // The same source serves every back end; only the tile sizes differ.
 #include <Kokkos_Core.hpp>
+#include <cstdint>
 
 namespace sp::kernels {
 
@@ -71,57 +72,133 @@ struct GemmTiles<T, Kokkos::Cuda> {
 };
 #endif
 
-template <class T, class Space = Kokkos::DefaultExecutionSpace>
-void gemm_tiled(Kokkos::View<const T**, Kokkos::LayoutRight> A, Kokkos::View<const T**, Kokkos::LayoutRight> B,
-                Kokkos::View<T**, Kokkos::LayoutRight> C) {
+// One operand of a (batched) product: element (i, k) of matrix b of the batch
+// is p[(b / nh) * bs + (b % nh) * bh + i * rs + k * cs]. A row-major matrix
+// with leading dimension ld is {p, ld, 1}; its transpose {p, 1, ld}; the
+// two batch strides let a batch run over (sample, head) pairs whose matrices
+// are column blocks of one activation (attention).
+template <class S>
+struct GemmOperand {
+  S* p;
+  int64_t rs, cs;
+  int64_t bs = 0, bh = 0;
+  int nh = 1;
+  KOKKOS_INLINE_FUNCTION S* base(int b) const { return p + (b / nh) * bs + (b % nh) * bh; }
+};
+
+// Widening of a stored element into the accumulation type: a storage type
+// with its own decoder (to_float(), the 16-bit types) goes through it,
+// anything else through a conversion.
+template <class Acc, class S>
+KOKKOS_INLINE_FUNCTION auto gemm_widen(const S& x, int) -> decltype(static_cast<Acc>(x.to_float())) {
+  return static_cast<Acc>(x.to_float());
+}
+template <class Acc, class S>
+KOKKOS_INLINE_FUNCTION Acc gemm_widen(const S& x, long) {
+  return static_cast<Acc>(x);
+}
+
+// For each b < batch: C_b (M x N) = A_b (M x K) B_b (K x N), or C_b += A_b B_b
+// when accumulating. A and B may be stored in any type that widens to Acc;
+// packing converts, so the micro-kernel runs in Acc. C holds Acc: every
+// K slice is added to it, so a narrower C would be rounded once per slice.
+// Each element is sum_k in order within a KC slice, the slices added to C
+// in order: for K <= KC, a sequential dot product started from 0 (or C).
+template <class Acc, class SA, class SB, class Space = Kokkos::DefaultExecutionSpace>
+void gemm_tiled_batched(int batch, int M, int N, int K, GemmOperand<const SA> A, GemmOperand<const SB> B,
+                        GemmOperand<Acc> C, bool accumulate = false) {
+  using T = Acc;
   using Tiles = GemmTiles<T, Space>;
   constexpr int MR = Tiles::MR, NR = Tiles::NR, MC = Tiles::MC, NC = Tiles::NC, KC = Tiles::KC;
   static_assert(MC % MR == 0 && NC % NR == 0, "blocks must hold whole register tiles");
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
   using Scratch = Kokkos::View<T*, typename Space::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  if (batch <= 0 || M <= 0 || N <= 0) return;
 
-  const int M = static_cast<int>(C.extent(0)), N = static_cast<int>(C.extent(1)), K = static_cast<int>(A.extent(1));
-  const int mblocks = (M + MC - 1) / MC, nblocks = (N + NC - 1) / NC;
+  const int mblocks = (M + MC - 1) / MC, nblocks = (N + NC - 1) / NC, blocks = mblocks * nblocks;
   const size_t scratch = Scratch::shmem_size(MC * KC) + Scratch::shmem_size(KC * NC);
 #ifdef KOKKOS_ENABLE_CUDA
   constexpr int team = std::is_same<Space, Kokkos::Cuda>::value ? (MC / MR) * (NC / NR) : 1;
-  Policy policy(mblocks * nblocks, team);
+  Policy policy(batch * blocks, team);
 #else
-  Policy policy(mblocks * nblocks, 1);
+  Policy policy(batch * blocks, 1);
 #endif
 
   Kokkos::parallel_for(
       "gemm_tiled", policy.set_scratch_size(0, Kokkos::PerTeam(scratch)), KOKKOS_LAMBDA(const Member& m) {
-        const int i0 = (m.league_rank() / nblocks) * MC;
-        const int j0 = (m.league_rank() % nblocks) * NC;
+        const int bt = m.league_rank() / blocks, blk = m.league_rank() % blocks;
+        const int i0 = (blk / nblocks) * MC;
+        const int j0 = (blk % nblocks) * NC;
+        const SA* a_ = A.base(bt);
+        const SB* b_ = B.base(bt);
+        T* c_ = C.base(bt);
+        const int64_t ars = A.rs, acs = A.cs, brs = B.rs, bcs = B.cs, crs = C.rs, ccs = C.cs;
         // Packed layouts: Ap[ir][k][r] (MR-row micro-panels), Bp[jr][k][c] (NR-column micro-panels),
         // zero-padded past M and N so the register tiles never test bounds.
         Scratch Ap(m.team_scratch(0), MC * KC);
         Scratch Bp(m.team_scratch(0), KC * NC);
+        if (K <= 0) {  // empty sum: C = 0, or C unchanged when accumulating
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, MC), [&](const int i) {
+            if (accumulate || i0 + i >= M) return;
+            for (int j = j0; j < N && j < j0 + NC; ++j) c_[(i0 + i) * crs + j * ccs] = T(0);
+          });
+          return;
+        }
         for (int k0 = 0; k0 < K; k0 += KC) {
           const int kc = K - k0 < KC ? K - k0 : KC;
           m.team_barrier();
-          // Rows of A and of B are contiguous in memory: one thread packs whole rows.
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, MC), [&](const int i) {
-            const int gi = i0 + i;
-            T* dst = &Ap((i / MR) * (MR * kc) + i % MR);
-            if (gi < M)
-              for (int k = 0; k < kc; ++k) dst[k * MR] = A(gi, k0 + k);
-            else
-              for (int k = 0; k < kc; ++k) dst[k * MR] = T(0);
-          });
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(m, kc), [&](const int k) {
-            for (int jr = 0; jr < NC / NR; ++jr) {
-              T* dst = &Bp(jr * (NR * kc) + k * NR);
-              const int gj = j0 + jr * NR;
-              if (gj + NR <= N)
-                for (int c = 0; c < NR; ++c) dst[c] = B(k0 + k, gj + c);
-              else
-                for (int c = 0; c < NR; ++c) dst[c] = gj + c < N ? B(k0 + k, gj + c) : T(0);
-            }
-          });
+          // Packing reads along the operand's contiguous direction: a row of
+          // A (or, for a transposed A, a k) per thread; a k of B (or, for a
+          // transposed B, a column) per thread. Only the copy order differs.
+          if (acs == 1 || ars != 1) {
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(m, MC), [&](const int i) {
+              const int gi = i0 + i;
+              T* dst = &Ap((i / MR) * (MR * kc) + i % MR);
+              if (gi < M) {
+                const SA* src = a_ + gi * ars + k0 * acs;
+                if (acs == 1)
+                  for (int k = 0; k < kc; ++k) dst[k * MR] = gemm_widen<T>(src[k], 0);
+                else
+                  for (int k = 0; k < kc; ++k) dst[k * MR] = gemm_widen<T>(src[k * acs], 0);
+              } else {
+                for (int k = 0; k < kc; ++k) dst[k * MR] = T(0);
+              }
+            });
+          } else {
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(m, kc), [&](const int k) {
+              const SA* src = a_ + (k0 + k) * acs;
+              for (int i = 0; i < MC; ++i)
+                Ap((i / MR) * (MR * kc) + k * MR + i % MR) = i0 + i < M ? gemm_widen<T>(src[i0 + i], 0) : T(0);
+            });
+          }
+          if (bcs == 1 || brs != 1) {
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(m, kc), [&](const int k) {
+              const SB* src = b_ + (k0 + k) * brs;
+              for (int jr = 0; jr < NC / NR; ++jr) {
+                T* dst = &Bp(jr * (NR * kc) + k * NR);
+                const int gj = j0 + jr * NR;
+                if (gj + NR <= N && bcs == 1)
+                  for (int c = 0; c < NR; ++c) dst[c] = gemm_widen<T>(src[gj + c], 0);
+                else if (gj + NR <= N)
+                  for (int c = 0; c < NR; ++c) dst[c] = gemm_widen<T>(src[(gj + c) * bcs], 0);
+                else
+                  for (int c = 0; c < NR; ++c) dst[c] = gj + c < N ? gemm_widen<T>(src[(gj + c) * bcs], 0) : T(0);
+              }
+            });
+          } else {
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(m, NC), [&](const int j) {
+              T* dst = &Bp((j / NR) * (NR * kc) + j % NR);
+              if (j0 + j < N) {
+                const SB* src = b_ + (j0 + j) * bcs + k0;
+                for (int k = 0; k < kc; ++k) dst[k * NR] = gemm_widen<T>(src[k], 0);
+              } else {
+                for (int k = 0; k < kc; ++k) dst[k * NR] = T(0);
+              }
+            });
+          }
           m.team_barrier();
+          const bool fresh = k0 == 0 && !accumulate;
           // jr outer, ir inner: a KC x NR panel of B is reused across all of A's rows.
           Kokkos::parallel_for(Kokkos::TeamThreadRange(m, (NC / NR) * (MC / MR)), [&](const int t) {
             const int jr = t / (MC / MR), ir = t % (MC / MR);
@@ -133,10 +210,23 @@ void gemm_tiled(Kokkos::View<const T**, Kokkos::LayoutRight> A, Kokkos::View<con
             gemm_micro<T, MR, NR>(kc, a, b, acc);
             const int rmax = M - gi < MR ? M - gi : MR, cmax = N - gj < NR ? N - gj : NR;
             for (int r = 0; r < rmax; ++r)
-              for (int c = 0; c < cmax; ++c) C(gi + r, gj + c) = (k0 == 0 ? T(0) : C(gi + r, gj + c)) + acc[r][c];
+              for (int c = 0; c < cmax; ++c) {
+                T& out = c_[(gi + r) * crs + (gj + c) * ccs];
+                out = (fresh ? T(0) : out) + acc[r][c];
+              }
           });
         }
       });
+}
+
+// C = A * B for row-major Views (the gemm family's kernel).
+template <class T, class Space = Kokkos::DefaultExecutionSpace>
+void gemm_tiled(Kokkos::View<const T**, Kokkos::LayoutRight> A, Kokkos::View<const T**, Kokkos::LayoutRight> B,
+                Kokkos::View<T**, Kokkos::LayoutRight> C) {
+  const int M = static_cast<int>(C.extent(0)), N = static_cast<int>(C.extent(1)), K = static_cast<int>(A.extent(1));
+  gemm_tiled_batched<T, T, T, Space>(1, M, N, K, {A.data(), static_cast<int64_t>(A.stride_0()), 1},
+                                     {B.data(), static_cast<int64_t>(B.stride_0()), 1},
+                                     {C.data(), static_cast<int64_t>(C.stride_0()), 1});
 }
 
 }  // namespace sp::kernels

@@ -1,15 +1,20 @@
 #pragma once
 // Causal scaled dot-product attention over a rank's local heads (the part of
 // self-attention between the column-parallel QKV and the row-parallel output
-// projection, needing no communication: heads are independent).
+// projection, needing no communication: heads are independent), as batched
+// GEMMs over (sample, head) and a row softmax (kernels/nn).
 //
 // Layout: rows are tokens, row = sample * s + position. QKV is [n, 3 hl]
 // with Q, K and V in column blocks [0, hl), [hl, 2 hl), [2 hl, 3 hl); local
 // head j uses columns j d .. j d + d - 1 of each block. P and dS are
-// [b * heads * s, s]: row (sample * heads + head) * s + query.
+// [b * heads * s, s]: row (sample * heads + head) * s + query. Masked
+// entries (key > query) of P and dS are exactly 0, so the full s x s
+// products add only exact zeros to the causal sums.
 #include <Kokkos_Core.hpp>
 
 #include "kernels/modelparallel/dense.hpp"
+#include "kernels/nn/activations.hpp"
+#include "kernels/nn/softmax.hpp"
 
 namespace sp::mp {
 
@@ -19,81 +24,56 @@ struct AttnShape {
   double scale() const { return 1.0 / sp::kx::sqrt(static_cast<double>(d)); }
 };
 
-// Work item idx = (sample * heads + head) * s + position: its coordinates and
-// the first columns of its head in the Q, K and V blocks.
-struct AttnItem {
-  int pos, head, smp, row, qc, kc, vc;
-  KOKKOS_INLINE_FUNCTION AttnItem(int idx, int s, int heads, int d, int hl)
-      : pos(idx % s), head((idx / s) % heads), smp(idx / (s * heads)), row(smp * s + pos), qc(head * d),
-        kc(hl + head * d), vc(2 * hl + head * d) {}
-};
+namespace detail {
+// Matrix (sample, head) of the batch: a head's d columns of the block at
+// column c0 of a [b s, ld] activation, or a whole [s, s] block of P / dS.
+template <class T>
+sp::nn::Batched<T> head_cols(T* base, const AttnShape& sh, int64_t ld, int c0, sp::nn::Op op) {
+  return {base + c0, ld, op, int64_t(sh.s) * ld, sh.d, sh.heads};
+}
+template <class T>
+sp::nn::Batched<T> probs(T* base, const AttnShape& sh, sp::nn::Op op) {
+  return {base, sh.s, op, int64_t(sh.s) * sh.s};
+}
+}  // namespace detail
 
 // O = softmax(scale Q K^T + causal mask) V per head; P keeps the probabilities.
 inline void attention_forward(const AttnShape& sh, CMat QKV, Mat O, Mat P) {
-  const int s = sh.s, H = sh.heads, d = sh.d, hl = sh.hl();
-  const double scale = sh.scale();
-  Kokkos::parallel_for(
-      "mp_attention_fwd", Kokkos::RangePolicy<>(0, sh.b * H * s), KOKKOS_LAMBDA(const int idx) {
-        const AttnItem it(idx, s, H, d, hl);
-        const int q = it.pos, head = it.head, smp = it.smp, rq = it.row, qc = it.qc, kc = it.kc, vc = it.vc;
-        double mx = -1e308;
-        for (int k = 0; k <= q; ++k) {
-          double dot = 0;
-          for (int e = 0; e < d; ++e) dot += QKV(rq, qc + e) * QKV(smp * s + k, kc + e);
-          P(idx, k) = dot * scale;
-          mx = sp::kx::max(mx, P(idx, k));
-        }
-        double den = 0;
-        for (int k = 0; k <= q; ++k) {
-          P(idx, k) = sp::kx::exp(P(idx, k) - mx);
-          den += P(idx, k);
-        }
-        for (int k = 0; k < s; ++k) P(idx, k) = k <= q ? P(idx, k) / den : 0.0;
-        for (int e = 0; e < d; ++e) {
-          double o = 0;
-          for (int k = 0; k <= q; ++k) o += P(idx, k) * QKV(smp * s + k, vc + e);
-          O(rq, head * d + e) = o;
-        }
-      });
+  using sp::nn::Op;
+  using detail::head_cols, detail::probs;
+  const int s = sh.s, d = sh.d, hl = sh.hl(), batch = sh.b * sh.heads;
+  const double* qkv = QKV.data();
+  sp::nn::gemm_batched<double>(batch, s, s, d, head_cols(qkv, sh, 3 * hl, 0, Op::N),
+                               head_cols(qkv, sh, 3 * hl, hl, Op::T), probs(P.data(), sh, Op::N));
+  sp::nn::softmax_forward<double>({batch * s, s, s, s}, P.data(), sh.scale());
+  sp::nn::gemm_batched<double>(batch, s, d, s, probs<const double>(P.data(), sh, Op::N),
+                               head_cols(qkv, sh, 3 * hl, 2 * hl, Op::N), head_cols(O.data(), sh, hl, 0, Op::N));
 }
 
 // Given dO, the gradient of QKV: dS = P (dP - rowsum(dP P)), dP = dO V^T;
 // dQ = scale dS K, dK = scale dS^T Q, dV = P^T dO. dS is scratch like P.
 inline void attention_backward(const AttnShape& sh, CMat QKV, CMat P, CMat dO, Mat dS, Mat dQKV) {
-  const int s = sh.s, H = sh.heads, d = sh.d, hl = sh.hl();
-  const double scale = sh.scale();
+  using sp::nn::Op;
+  using detail::head_cols, detail::probs;
+  const int s = sh.s, d = sh.d, hl = sh.hl(), batch = sh.b * sh.heads;
+  const double* qkv = QKV.data();
+  double* g = dQKV.data();
+  sp::nn::gemm_batched<double>(batch, s, s, d, head_cols(dO.data(), sh, hl, 0, Op::N),
+                               head_cols(qkv, sh, 3 * hl, 2 * hl, Op::T), probs(dS.data(), sh, Op::N));
+  sp::nn::softmax_backward<double>({batch * s, s, s, s}, P.data(), dS.data());
+  const double* ds = dS.data();
+  sp::nn::gemm_batched<double>(batch, s, d, s, probs(ds, sh, Op::N), head_cols(qkv, sh, 3 * hl, hl, Op::N),
+                               head_cols(g, sh, 3 * hl, 0, Op::N));
+  sp::nn::gemm_batched<double>(batch, s, d, s, probs(ds, sh, Op::T), head_cols(qkv, sh, 3 * hl, 0, Op::N),
+                               head_cols(g, sh, 3 * hl, hl, Op::N));
+  sp::nn::gemm_batched<double>(batch, s, d, s, probs(P.data(), sh, Op::T), head_cols(dO.data(), sh, hl, 0, Op::N),
+                               head_cols(g, sh, 3 * hl, 2 * hl, Op::N));
+  // The scale of the scores enters dQ and dK after their sums.
+  const int n = static_cast<int>(dQKV.extent(0));
+  const double a = sh.scale();
   Kokkos::parallel_for(
-      "mp_attention_bwd_q", Kokkos::RangePolicy<>(0, sh.b * H * s), KOKKOS_LAMBDA(const int idx) {
-        const AttnItem it(idx, s, H, d, hl);
-        const int q = it.pos, head = it.head, smp = it.smp, rq = it.row, qc = it.qc, kc = it.kc, vc = it.vc;
-        double c = 0;
-        for (int k = 0; k <= q; ++k) {
-          double dp = 0;
-          for (int e = 0; e < d; ++e) dp += dO(rq, head * d + e) * QKV(smp * s + k, vc + e);
-          dS(idx, k) = dp;
-          c += dp * P(idx, k);
-        }
-        for (int k = 0; k < s; ++k) dS(idx, k) = k <= q ? P(idx, k) * (dS(idx, k) - c) : 0.0;
-        for (int e = 0; e < d; ++e) {
-          double g = 0;
-          for (int k = 0; k <= q; ++k) g += dS(idx, k) * QKV(smp * s + k, kc + e);
-          dQKV(rq, qc + e) = g * scale;
-        }
-      });
-  Kokkos::parallel_for(
-      "mp_attention_bwd_kv", Kokkos::RangePolicy<>(0, sh.b * H * s), KOKKOS_LAMBDA(const int idx) {
-        const AttnItem it(idx, s, H, d, hl);
-        const int k = it.pos, head = it.head, smp = it.smp, rk = it.row, base = (smp * H + head) * s;
-        for (int e = 0; e < d; ++e) {
-          double gk = 0, gv = 0;
-          for (int q = k; q < s; ++q) {
-            gk += dS(base + q, k) * QKV(smp * s + q, head * d + e);
-            gv += P(base + q, k) * dO(smp * s + q, head * d + e);
-          }
-          dQKV(rk, hl + head * d + e) = gk * scale;
-          dQKV(rk, 2 * hl + head * d + e) = gv;
-        }
-      });
+      "mp_attention_scale", Kokkos::RangePolicy<>(0, n * 2 * hl),
+      KOKKOS_LAMBDA(const int idx) { dQKV(idx / (2 * hl), idx % (2 * hl)) *= a; });
 }
 
 }  // namespace sp::mp

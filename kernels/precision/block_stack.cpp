@@ -5,9 +5,8 @@
 
 namespace sp::precision {
 
-using sp::kernels::Epilogue;
-using sp::kernels::matmul_strided;
-using sp::kernels::Strided;
+// x_{l+1} = relu(x_l W_l): W_l is [in x out].
+static nn::LinearShape shape(const StackShape& sh) { return {sh.batch, sh.width, sh.width, nn::Weights::in_out}; }
 
 namespace {
 Kokkos::View<float*> upload(const std::vector<float>& h, size_t off, size_t n, const char* label) {
@@ -32,21 +31,16 @@ BlockStack::BlockStack(StackShape sh, const std::vector<float>& w, const std::ve
 }
 
 void BlockStack::layer_forward(int l, const Kokkos::View<float*>& in, const Kokkos::View<float*>& out) {
-  matmul_strided<float, float, float>(sh_.batch, sh_.width, sh_.width, in.data(), Strided::rows(sh_.width),
-                                      W_[l].data(), Strided::rows(sh_.width), out.data(), Epilogue::relu);
+  nn::linear_forward<float>(shape(sh_), in.data(), W_[l].data(), nullptr, out.data());
+  nn::relu_forward(out.data(), int64_t(out.extent(0)));
 }
 
 void BlockStack::layer_backward(int l, const Kokkos::View<float*>& in, const Kokkos::View<float*>& out) {
   // dz = dx * [out > 0]; dW_l = in^T dz; dx = dz W_l^T.
-  auto dx = dx_, dz = dz_;
-  auto o = out;
-  Kokkos::parallel_for(
-      "relu_backward", dz.extent(0), KOKKOS_LAMBDA(const int64_t i) { dz(i) = o(i) > 0 ? dx(i) : 0.0f; });
-  const int B = sh_.batch, Wd = sh_.width;
-  matmul_strided<float, float, float>(Wd, Wd, B, in.data(), Strided::transposed(Wd), dz.data(), Strided::rows(Wd),
-                                      dW_[l].data());
-  matmul_strided<float, float, float>(B, Wd, Wd, dz.data(), Strided::rows(Wd), W_[l].data(),
-                                      Strided::transposed(Wd), dx.data());
+  nn::relu_backward(out.data(), dx_.data(), dz_.data(), int64_t(dz_.extent(0)));
+  nn::linear_backward_weight<float, float, float>(shape(sh_), in.data(), dz_.data(), dW_[l].data(), nullptr, 0,
+                                                  sh_.width);
+  nn::linear_backward_input(shape(sh_), dz_.data(), W_[l].data(), dx_.data());
 }
 
 void BlockStack::forward_only() {

@@ -12,7 +12,8 @@
 #include <Kokkos_Core.hpp>
 #include <vector>
 
-#include "kernels/precision/matmul_strided.hpp"
+#include "kernels/nn/activations.hpp"
+#include "kernels/nn/linear.hpp"
 
 namespace sp::precision {
 

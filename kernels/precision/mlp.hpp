@@ -10,7 +10,10 @@
 
 #include "kernels/precision/float16.hpp"
 #include "kernels/precision/loss_scaler.hpp"
-#include "kernels/precision/matmul_strided.hpp"
+#include "kernels/nn/activations.hpp"
+#include "kernels/nn/linear.hpp"
+#include "kernels/nn/loss.hpp"
+#include "kernels/nn/optim.hpp"
 
 namespace sp::precision {
 
@@ -44,41 +47,24 @@ class Mlp {
 
   // Forward pass; returns the loss (double reduction of fp32 residuals).
   double forward() {
-    using namespace sp::kernels;
     const auto& s = sh_;
-    matmul_strided<S, S, S>(s.batch, s.hidden, s.in, X_.data(), Strided::rows(s.in), W_[0].data(),
-                            Strided::rows(s.hidden), H_.data(), Epilogue::relu);
-    matmul_strided<S, S, float>(s.batch, s.out, s.hidden, H_.data(), Strided::rows(s.hidden), W_[1].data(),
-                                Strided::rows(s.out), Yhat_.data());
-    auto yh = Yhat_;
-    auto y = Y_;
-    double sum = 0;
-    Kokkos::parallel_reduce(
-        "mse", yh.extent(0), KOKKOS_LAMBDA(const int64_t i, double& a) {
-          const double r = double(yh(i)) - double(y(i));
-          a += r * r;
-        },
-        sum);
-    return sum / double(yh.extent(0));
+    nn::linear_forward<S>(layer(0), X_.data(), W_[0].data(), nullptr, H_.data());
+    nn::relu_forward(H_.data(), int64_t(H_.extent(0)));
+    nn::gemm(nn::Op::N, nn::Op::N, s.batch, s.out, s.hidden, H_.data(), s.hidden, W_[1].data(), s.out, Yhat_.data(),
+             s.out);
+    return nn::mse_loss(Yhat_.data(), Y_.data(), int64_t(Yhat_.extent(0)));
   }
 
   // Backward of loss * scale into G_ (stored in S); returns #non-finite gradient elements.
   int64_t backward(double scale) {
-    using namespace sp::kernels;
     const auto& s = sh_;
-    auto yh = Yhat_;
-    auto y = Y_;
-    auto dy = dY_;
-    const float c = static_cast<float>(2.0 * scale / double(yh.extent(0)));
-    Kokkos::parallel_for(
-        "dmse", yh.extent(0), KOKKOS_LAMBDA(const int64_t i) { dy(i) = from_f32<S>(c * (yh(i) - y(i))); });
+    nn::mse_grad(Yhat_.data(), Y_.data(), dY_.data(), int64_t(dY_.extent(0)),
+                 static_cast<float>(2.0 * scale / double(Yhat_.extent(0))));
     // dW2 = H^T dY, dH = (dY W2^T) * [H > 0], dW1 = X^T dH
-    matmul_strided<S, S, S>(s.hidden, s.out, s.batch, H_.data(), Strided::transposed(s.hidden), dY_.data(),
-                            Strided::rows(s.out), G_[1].data());
-    matmul_strided<S, S, S>(s.batch, s.hidden, s.out, dY_.data(), Strided::rows(s.out), W_[1].data(),
-                            Strided::transposed(s.out), dH_.data(), Epilogue::mask, H_.data());
-    matmul_strided<S, S, S>(s.in, s.hidden, s.batch, X_.data(), Strided::transposed(s.in), dH_.data(),
-                            Strided::rows(s.hidden), G_[0].data());
+    nn::linear_backward_weight<S, S, S>(layer(1), H_.data(), dY_.data(), G_[1].data(), nullptr, 0, s.out);
+    nn::linear_backward_input(layer(1), dY_.data(), W_[1].data(), dH_.data());
+    nn::relu_backward(H_.data(), dH_.data(), dH_.data(), int64_t(dH_.extent(0)));
+    nn::linear_backward_weight<S, S, S>(layer(0), X_.data(), dH_.data(), G_[0].data(), nullptr, 0, s.hidden);
     return count_nonfinite<S>(G_[0]) + count_nonfinite<S>(G_[1]);
   }
 
@@ -86,12 +72,7 @@ class Mlp {
   // 16-bit working copies are re-rounded from the masters.
   void step(double lr, double scale) {
     const float f = static_cast<float>(lr / scale);
-    for (int l = 0; l < 2; ++l) {
-      auto m = master_[l];
-      auto g = G_[l];
-      Kokkos::parallel_for(
-          "sgd_master", m.extent(0), KOKKOS_LAMBDA(const int64_t i) { m(i) -= f * to_f32(g(i)); });
-    }
+    for (int l = 0; l < 2; ++l) nn::sgd_update(master_[l].data(), G_[l].data(), f, master_[l].extent(0));
     cast_weights();
   }
 
@@ -109,17 +90,16 @@ class Mlp {
   const F& master(int l) const { return master_[l]; }
   const V& grad(int l) const { return G_[l]; }
 
-  // Public: nvcc refuses device lambdas in private member functions.
   void cast_weights() {
-    for (int l = 0; l < 2; ++l) {
-      auto m = master_[l];
-      auto w = W_[l];
-      Kokkos::parallel_for(
-          "cast_weights", m.extent(0), KOKKOS_LAMBDA(const int64_t i) { w(i) = from_f32<S>(m(i)); });
-    }
+    for (int l = 0; l < 2; ++l) nn::cast_to(master_[l].data(), W_[l].data(), master_[l].extent(0));
   }
 
  private:
+  // Layer l + 1 of Y = X W (weights [in x out]).
+  nn::LinearShape layer(int l) const {
+    return l == 0 ? nn::LinearShape{sh_.batch, sh_.in, sh_.hidden, nn::Weights::in_out}
+                  : nn::LinearShape{sh_.batch, sh_.hidden, sh_.out, nn::Weights::in_out};
+  }
   static void copy_in(V& dst, const std::vector<float>& src) {
     auto h = Kokkos::create_mirror_view(dst);
     for (size_t i = 0; i < src.size(); ++i) h(i) = from_f32<S>(src[i]);

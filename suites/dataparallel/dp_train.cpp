@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "kernels/dataparallel/dp_trainer.hpp"
+#include "kernels/nn/gemm_rate.hpp"
 #include "reference/dataparallel/mlp_reference.hpp"
 #include "scaleproof/comm.hpp"
 #include "scaleproof/compare.hpp"
@@ -48,7 +49,7 @@ class DpTrain : public sp::Technique {
     // Conformance: tiny, odd widths so chunks are uneven; batch 12 divides by 1..4.
     i.param_sets.push_back({sp::Size::conformance, set("fp64", 6, 10, 2, 3, 12, 3, 1536)});
     i.param_sets.push_back({sp::Size::conformance, set("fp32", 5, 7, 3, 2, 12, 2, 512)});
-    i.param_sets.push_back({sp::Size::small, set("fp32", 64, 256, 4, 16, 64, 2, 300000)});
+    i.param_sets.push_back({sp::Size::small, set("fp32", 64, 256, 4, 16, 256, 2, 300000)});
     i.param_sets.push_back({sp::Size::medium, set("fp32", 256, 1024, 4, 64, 128, 2, 8 << 20)});
     i.param_sets.push_back({sp::Size::large, set("fp32", 1024, 4096, 4, 256, 256, 2, 25 << 20)});
     i.variants = variant_names();
@@ -78,8 +79,9 @@ class DpTrain : public sp::Technique {
     const double es = p.s("dtype") == "fp32" ? 4 : 8, n = static_cast<double>(s.n_params());
     const double local = static_cast<double>(p.i("batch") / nranks), steps = static_cast<double>(p.i("steps"));
     sp::Counts c;
-    // Forward 2 MAC-FLOPs per weight per sample, backward twice that (dW and dA).
-    c.flops = steps * 6 * s.macs_per_sample() * local;
+    // The products of gemm_shapes(): forward, dW of every layer, dA of every layer but the first.
+    c.flops = 0;
+    for (const auto& g : gemm_shapes(s, static_cast<int>(local), static_cast<int>(steps))) c.flops += g.flops();
     // Per step: weights read three times (forward, dA, and by Adam with m, v, g) and written once.
     c.bytes_read = steps * es * (3 * n + 3 * n);
     c.bytes_written = steps * es * 3 * n;
@@ -121,6 +123,7 @@ class DpTrain : public sp::Technique {
     Technique::predict(p, variant, m, machine, out);
     for (size_t i = first; i < out.size(); ++i) out[i].status = "INFO";
     append_dp_verdicts(info_.name, p, shape_of(p), bucket_elems(p), variant, m, out);
+    sp::nn::append_gemm_rate_verdict(info_, p, variant, counts(p, m.ranks).flops, m, true, out);
   }
 
  private:
@@ -130,7 +133,21 @@ class DpTrain : public sp::Technique {
     std::map<std::string, std::unique_ptr<DpTrainer<T>>> trainers;
     std::unique_ptr<ref::Result> reference;
     std::map<std::string, double> last;  // counters of the last run, per variant
+    double gemm_rate = 0;                   // FLOP/s of the GEMM at this rank's shapes
   };
+
+  // The products one call makes on a rank of local batch b: per step and
+  // layer, Z = A W^T (b x out x in), dW = dZ^T A (out x in x b) and, but for
+  // the first layer, dA = dZ W (b x in x out).
+  static std::vector<sp::nn::GemmShape> gemm_shapes(const MlpShape& s, int b, int steps) {
+    std::vector<sp::nn::GemmShape> g;
+    for (int l = 1; l <= s.layers(); ++l) {
+      g.push_back({b, s.out(l), s.in(l), double(steps)});
+      g.push_back({s.out(l), s.in(l), b, double(steps)});
+      if (l > 1) g.push_back({b, s.in(l), s.out(l), double(steps)});
+    }
+    return g;
+  }
 
   static size_t bucket_elems(const sp::Params& p) {
     return static_cast<size_t>(p.i("bucket_bytes")) / (p.s("dtype") == "fp32" ? 4 : 8);
@@ -200,6 +217,10 @@ class DpTrain : public sp::Technique {
     // reads a missing counter as 0.
     for (auto& [k, val] : d.last)
       if (val != 0) out[k] = val;
+    if (d.gemm_rate == 0)
+      d.gemm_rate = sp::nn::gemm_rate<T>(gemm_shapes(shape_, static_cast<int>(params_.i("batch")) / transport_->size(),
+                                                     static_cast<int>(params_.i("steps"))));
+    out[sp::nn::kGemmRateCounter] = d.gemm_rate;
     const Variant v = parse_variant(variant);
     if (v.offload || v.strategy == Strategy::param_server || v.strategy == Strategy::zero1) return;
     auto& tr = trainer(d, variant);

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "kernels/nn/gemm_rate.hpp"
 #include "kernels/collectives/transport.hpp"
 #include "scaleproof/comm.hpp"
 #include "scaleproof/registry.hpp"
@@ -76,7 +77,15 @@ class Pipeline : public sp::Technique {
     return k;
   }
 
+  // The products of one call on each of p ranks: per micro-batch and layer
+  // of the rank, z = x W, dW += x^T dz and dx = dz W^T (rows x h x h each).
+  static std::vector<sp::nn::GemmShape> gemm_shapes(const sp::mp::PipeConfig& c, int p) {
+    const double per_rank = double(c.layers) * c.m / p;
+    return {{c.rows, c.h, c.h, per_rank}, {c.h, c.h, c.rows, per_rank}, {c.rows, c.h, c.h, per_rank}};
+  }
+
   void setup(const sp::Params& p, int nranks) override {
+    gemm_rate_ = 0;
     transport_ = sp::coll::make_world_transport();
     run_.setup(*transport_, sp::mp::PipeConfig::from(kind_, p, nranks));
     busy_ = step_ = 0;
@@ -106,6 +115,8 @@ class Pipeline : public sp::Technique {
     per_rank("param_elems", static_cast<double>(run_.ex->param_elems()));
     out["bubble_mean"] = sp::comm::sum(step > 0 ? 1 - busy_ / step : 0) / p;
     out["bubble_replay"] = sp::comm::sum(sp::mp::replay_bubble(*transport_, run_));  // known on rank 0 only
+    if (gemm_rate_ == 0) gemm_rate_ = sp::nn::gemm_rate<double>(gemm_shapes(run_.cfg, transport_->size()));
+    out[sp::nn::kGemmRateCounter] = gemm_rate_;
     sp::mp::drop_zeros(out);  // see mp_data.hpp
   }
 
@@ -122,6 +133,7 @@ class Pipeline : public sp::Technique {
   std::unique_ptr<sp::coll::Transport> transport_;
   sp::mp::PipeRun run_;
   double busy_ = 0, step_ = 0;
+  double gemm_rate_ = 0;  // FLOP/s of the GEMM at this call's shapes
 };
 
 void Pipeline::predict(const sp::Params& params, const std::string& variant, const sp::Measurement& meas,
@@ -130,6 +142,7 @@ void Pipeline::predict(const sp::Params& params, const std::string& variant, con
   const auto c = sp::mp::PipeConfig::from(kind_, params, p);
   auto counter = [&](const std::string& n) { return sp::mp::counter_or_zero(meas, n); };
   const std::string ps = "p=" + std::to_string(p);
+  sp::nn::append_gemm_rate_verdict(info_, params, variant, counts(params, p).flops, meas, true, out);
 
   // Bubble: judged only when each rank has a core of its own and the formula's assumptions hold.
   const bool oversubscribed = p * meas.threads > static_cast<int>(std::thread::hardware_concurrency());

@@ -134,6 +134,8 @@ class TensorParallel : public sp::Technique {
     out["allreduce_bytes_sent_all_ranks"] = sp::comm::sum(static_cast<double>(g_.bytes_sent));
     out["param_elems_max_rank"] = sp::comm::max(static_cast<double>(param_elems()));
     out["stash_elems_max_rank"] = sp::comm::max(static_cast<double>(stash_elems()));
+    if (gemm_rate_ == 0) gemm_rate_ = sp::nn::gemm_rate<double>(sp::mp::tp_gemm_shapes(kind_, sh_, g_.size()));
+    out[sp::nn::kGemmRateCounter] = gemm_rate_;
     sp::mp::drop_zeros(out);
   }
 
@@ -145,6 +147,7 @@ class TensorParallel : public sp::Technique {
   void teardown() override {
     col_ = {}, row_ = {}, mlp_ = {}, layer_ = {};
     x_ = y_ = dy_ = dx_ = {};
+    gemm_rate_ = 0;
     transport_.reset();
   }
 
@@ -194,6 +197,7 @@ class TensorParallel : public sp::Technique {
   sp::mp::TpMlp mlp_;
   sp::mp::TpTransformerLayer layer_;
   Mat x_, y_, dy_, dx_;
+  double gemm_rate_ = 0;  // FLOP/s of the GEMM at this call's shapes
 };
 
 SP_REGISTER_TECHNIQUE(TensorParallel, TpKind::column);

@@ -87,6 +87,34 @@ double tp_flops(TpKind k, const TpShape& sh) {
   return 0;
 }
 
+std::vector<nn::GemmShape> tp_gemm_shapes(TpKind k, const TpShape& sh, int t) {
+  const int n = sh.n(), h = sh.h, f = sh.ffn;
+  std::vector<nn::GemmShape> g;
+  // A linear layer [in x out] on n rows: Y = X W, dW = X^T dY, dX = dY W^T.
+  auto linear = [&](int in, int out) {
+    g.push_back({n, out, in});
+    g.push_back({in, out, n});
+    g.push_back({n, in, out});
+  };
+  auto attention = [&] {
+    const int hl = h / t, d = h / sh.heads;
+    linear(h, 3 * hl);
+    linear(hl, h);
+    // Per (sample, local head): S = Q K^T, O = P V; dP = dO V^T, dQ = dS K, dK = dS^T Q, dV = P^T dO.
+    const double pairs = double(sh.b) * (sh.heads / t);
+    g.push_back({sh.s, sh.s, d, 2 * pairs});
+    g.push_back({sh.s, d, sh.s, 4 * pairs});
+  };
+  switch (k) {
+    case TpKind::column: linear(h, f / t); break;
+    case TpKind::row: linear(f / t, h); break;
+    case TpKind::mlp: linear(h, f / t), linear(f / t, h); break;
+    case TpKind::attention: attention(); break;
+    case TpKind::layer: attention(), linear(h, f / t), linear(f / t, h); break;
+  }
+  return g;
+}
+
 TpData TpData::make(TpKind k, const TpShape& sh) {
   TpData d;
   const int n = sh.n(), h = sh.h, f = sh.ffn;
@@ -256,6 +284,7 @@ void tp_verdicts(const Info& info, TpKind k, const Params& p, const std::string&
   }
   out.push_back(exact_verdict(info, p, variant, "activations kept per rank", "elements", pr.stash_elems,
                               counter("stash_elems_max_rank"), note));
+  nn::append_gemm_rate_verdict(info, p, variant, tp_flops(k, sh) / t, m, true, out);
 }
 
 }  // namespace sp::mp

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/modelparallel/dense.hpp"
+#include "kernels/nn/gemm_rate.hpp"
 #include "scaleproof/technique.hpp"
 
 namespace sp::mp {
@@ -24,6 +25,8 @@ Params tp_params(TpKind k, int b, int s, int h, int heads, int ffn);
 // One-line InputError when t does not divide what it must split.
 void tp_check_shape(TpKind k, const TpShape& sh, int t);
 double tp_flops(TpKind k, const TpShape& sh);
+// The products one call makes on each of t ranks (the fraction-of-GEMM-rate verdict).
+std::vector<nn::GemmShape> tp_gemm_shapes(TpKind k, const TpShape& sh, int t);
 
 // The full (unsplit) tensors every rank generates identically.
 struct TpData {

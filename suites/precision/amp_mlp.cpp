@@ -9,6 +9,7 @@
 #include <cmath>
 #include <memory>
 
+#include "kernels/nn/gemm_rate.hpp"
 #include "kernels/precision/mlp.hpp"
 #include "reference/precision/mlp_ref.hpp"
 #include "reference/precision/scaler_ref.hpp"
@@ -46,9 +47,9 @@ class AmpMlp : public sp::Technique {
     // overflows in fp16 within 12 steps: growth, backoff and skipped steps are all checked.
     for (auto [t, sc] : {std::pair{"fp32", "none"}, {"fp16", "dynamic"}, {"fp16", "static"}, {"bf16", "none"}}) {
       i.param_sets.push_back({sp::Size::conformance, set(t, sc, 16, 12, 24, 12, 1)});
-      i.param_sets.push_back({sp::Size::small, set(t, sc, 64, 64, 64, 30, 2000)});
+      i.param_sets.push_back({sp::Size::small, set(t, sc, 128, 128, 256, 30, 2000)});
       // A shortened growth interval (10) so that growth, overflow and backoff all show in 100 steps.
-      if (std::string(sc) == "dynamic") i.param_sets.push_back({sp::Size::small, set(t, sc, 64, 64, 64, 100, 10)});
+      if (std::string(sc) == "dynamic") i.param_sets.push_back({sp::Size::small, set(t, sc, 128, 128, 256, 100, 10)});
       i.param_sets.push_back({sp::Size::medium, set(t, sc, 256, 256, 512, 100, 2000)});
       i.param_sets.push_back({sp::Size::large, set(t, sc, 1024, 512, 2048, 100, 2000)});
     }
@@ -74,8 +75,9 @@ class AmpMlp : public sp::Technique {
     const double B = p.i("B"), D = p.i("D"), H = p.i("H"), O = p.i("O"), steps = p.i("steps");
     const double es = p.s("dtype") == "fp32" ? 4 : 2;
     sp::Counts c;
-    // Forward 2 GEMMs, backward 3 (the input gradient of layer 1 is not needed).
-    c.flops = steps * (2 * B * D * H + 2 * B * H * O) * 2.5;
+    // Forward 2 GEMMs, backward 3 (the input gradient of layer 1 is not needed): gemm_shapes().
+    c.flops = 0;
+    for (const auto& g : gemm_shapes(p)) c.flops += g.flops();
     // Per step: weights read (fwd, bwd) and written, gradients written and read, masters read+written.
     const double w = D * H + H * O;
     c.bytes_read = steps * (w * es * 2 + w * es + w * 4 + (B * D + B * H) * es * 2);
@@ -86,6 +88,7 @@ class AmpMlp : public sp::Technique {
 
   void setup(const sp::Params& p, int) override {
     p_ = p;
+    gemm_rate_ = 0;
     prob_ = make_mlp_problem(p.i("B"), p.i("D"), p.i("H"), p.i("O"));
   }
 
@@ -126,6 +129,13 @@ class AmpMlp : public sp::Technique {
   }
 
   void report_counters(const std::string&, std::map<std::string, double>& out) override {
+    if (gemm_rate_ == 0) {
+      const auto& t = p_.s("dtype");
+      gemm_rate_ = t == "fp32"   ? sp::nn::gemm_rate<float>(gemm_shapes(p_))
+                   : t == "fp16" ? sp::nn::gemm_rate<fp16_t>(gemm_shapes(p_))
+                                 : sp::nn::gemm_rate<bf16_t>(gemm_shapes(p_));
+    }
+    out[sp::nn::kGemmRateCounter] = gemm_rate_;
     double skipped = 0, dev = 0;
     for (bool a : trace_.applied) skipped += !a;
     std::vector<double> w1(prob_.w1.begin(), prob_.w1.end()), w2(prob_.w2.begin(), prob_.w2.end());
@@ -143,6 +153,9 @@ class AmpMlp : public sp::Technique {
   void predict(const sp::Params& p, const std::string& variant, const sp::Measurement& m, const sp::Machine& machine,
                std::vector<sp::Verdict>& out) const override {
     Technique::predict(p, variant, m, machine, out);
+    // Judged in fp32; with 16-bit storage the GEMM's own conversions set the
+    // rate and the step adds the scaler's checks, so it is reported.
+    sp::nn::append_gemm_rate_verdict(info_, p, variant, counts(p, m.ranks).flops, m, p.s("dtype") == "fp32", out);
     auto it = m.counters.find("loss_rel_dev_max");
     if (it == m.counters.end()) return;
     sp::Verdict v{info_.name, variant, p.label(), "loss deviation from double reference", "rel"};
@@ -157,6 +170,13 @@ class AmpMlp : public sp::Technique {
   }
 
  private:
+  // The products of one call: per step H = X W1 (B x H x D), Yhat = H W2
+  // (B x O x H), dW2 = H^T dY (H x O x B), dH = dY W2^T (B x H x O), dW1 = X^T dH (D x H x B).
+  static std::vector<sp::nn::GemmShape> gemm_shapes(const sp::Params& p) {
+    const int B = int(p.i("B")), D = int(p.i("D")), H = int(p.i("H")), O = int(p.i("O"));
+    const double st = double(p.i("steps"));
+    return {{B, H, D, st}, {B, O, H, st}, {H, O, B, st}, {B, H, O, st}, {D, H, B, st}};
+  }
   double unit_roundoff() const {
     const auto& t = p_.s("dtype");
     return t == "fp32" ? StorageInfo<float>::unit_roundoff
@@ -189,6 +209,7 @@ class AmpMlp : public sp::Technique {
   sp::Params p_;
   MlpProblem prob_;
   Trace trace_;
+  double gemm_rate_ = 0;  // FLOP/s of the GEMM at this call's shapes and storage type
 };
 
 SP_REGISTER_TECHNIQUE(AmpMlp);

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 
+#include "kernels/nn/gemm_rate.hpp"
 #include "kernels/precision/block_stack.hpp"
 #include "scaleproof/compare.hpp"
 #include "scaleproof/registry.hpp"
@@ -79,7 +80,8 @@ class Checkpointing : public sp::Technique {
   sp::Counts counts(const sp::Params& p, int) const override {
     const double L = double(p.i("n")) * p.i("s"), B = p.i("B"), W = p.i("W");
     sp::Counts c;
-    c.flops = L * 3 * 2 * B * W * W;  // forward + two backward GEMMs per layer (variant-independent part)
+    c.flops = 0;  // forward + two backward GEMMs per layer (variant-independent part)
+    for (const auto& g : gemm_shapes(p)) c.flops += g.flops();
     c.bytes_read = L * (W * W * 4 * 2 + B * W * 4 * 4);
     c.bytes_written = L * (W * W * 4 + B * W * 4 * 3);
     c.dtype = "fp32";
@@ -87,6 +89,8 @@ class Checkpointing : public sp::Technique {
   }
 
   void setup(const sp::Params& p, int) override {
+    params_ = p;
+    gemm_rate_ = 0;
     sh_ = {int(p.i("n")), int(p.i("s")), int(p.i("B")), int(p.i("W"))};
     k_ = int(p.i("k"));
     uint64_t st = 777;
@@ -135,6 +139,8 @@ class Checkpointing : public sp::Technique {
     out["stored_buffers"] = double(stack_->stored_after_forward());
     out["peak_buffers"] = double(stack_->peak_buffers());
     out["peak_activation_bytes"] = double(stack_->peak_buffers()) * stack_->bytes_per_buffer();
+    if (gemm_rate_ == 0) gemm_rate_ = sp::nn::gemm_rate<float>(gemm_shapes(params_));
+    out[sp::nn::kGemmRateCounter] = gemm_rate_;
     // Times for the recomputation model, interleaved (keep-all, this
     // schedule, forward-only) so that load drifting on a shared machine hits
     // all three alike; medians of 7.
@@ -153,6 +159,8 @@ class Checkpointing : public sp::Technique {
   void predict(const sp::Params& p, const std::string& variant, const sp::Measurement& m, const sp::Machine& machine,
                std::vector<sp::Verdict>& out) const override {
     Technique::predict(p, variant, m, machine, out);
+    // Judged for keep-all; checkpointing's recomputation is extra work the count leaves out.
+    sp::nn::append_gemm_rate_verdict(info_, p, variant, counts(p, m.ranks).flops, m, variant == "keep_all", out);
     if (!m.counters.count("peak_buffers")) return;
     const bool keep = variant == "keep_all";
     const auto mm = predict_memory(p.i("n"), p.i("s"), keep ? 0 : p.i("k"));
@@ -187,6 +195,15 @@ class Checkpointing : public sp::Technique {
   }
 
  private:
+  // Per layer: x W (B x W x W), dW = x^T dz (W x W x B), dx = dz W^T (B x W x W).
+  static std::vector<sp::nn::GemmShape> gemm_shapes(const sp::Params& p) {
+    const int B = int(p.i("B")), W = int(p.i("W"));
+    const double L = double(p.i("n")) * p.i("s");
+    return {{B, W, W, L}, {W, W, B, L}, {B, W, W, L}};
+  }
+
+  sp::Params params_;
+  double gemm_rate_ = 0;  // FLOP/s of the GEMM at this call's shapes
   StackShape sh_{};
   int k_ = 1;
   std::unique_ptr<BlockStack> stack_;

@@ -15,8 +15,7 @@ sp_unit_tests(sp_precision_tests
   ${CMAKE_CURRENT_LIST_DIR}/tests/test_float16.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tests/test_loss_scaler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tests/test_quantize.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/tests/test_checkpoint_prune.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/tests/test_matmul_strided.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/tests/test_checkpoint_prune.cpp)
 
 sp_cli_test(precision_sparsity_one 2 check --technique pruning --set sparsity=1)
 sp_cli_test(precision_sparsity_negative 2 check --technique pruning --set sparsity=-0.1)
