@@ -11,6 +11,7 @@
 
 #include "scaleproof/comm.hpp"
 #include "scaleproof/kokkos_compat.hpp"
+#include "scaleproof/vendors.hpp"
 
 #ifdef SP_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -118,6 +119,10 @@ nlohmann::json collect_manifest(const RunContext& ctx) {
 #else
   m["nccl"] = "not built";
 #endif
+  // Each vendor baseline, set to this run's threads per rank, and what it runs.
+  m["vendors"] = nlohmann::json::object();
+  for (auto& [name, hook] : vendors())
+    for (auto& [k, v] : hook(ctx.threads)) m["vendors"][name][k] = v;
   m["date"] = utc_now();
   m["command_line"] = ctx.command_line;
   return m;

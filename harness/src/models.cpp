@@ -103,6 +103,17 @@ Machine derive_machine(const std::vector<MeasuredCase>& cases) {
   return m;
 }
 
+bool band_cannot_fail(const Verdict& v) { return v.band_lo <= 0 && v.band_hi == INFINITY; }
+
+void demote_unfailable(std::vector<Verdict>& vs) {
+  for (auto& v : vs)
+    if (v.status == "PASS" && band_cannot_fail(v)) {
+      v.status = "INFO";
+      v.note += std::string(v.note.empty() ? "" : "; ") + "band [" + std::to_string(v.band_lo).substr(0, 4) +
+                ", inf] holds every value: reported, not judged";
+    }
+}
+
 std::vector<Verdict> judge(const std::vector<MeasuredCase>& cases, const Machine& machine) {
   std::vector<Verdict> out;
   auto& reg = Registry::get();
@@ -135,6 +146,7 @@ std::vector<Verdict> judge(const std::vector<MeasuredCase>& cases, const Machine
         }
     }
   }
+  demote_unfailable(out);
   return out;
 }
 

@@ -18,6 +18,11 @@ struct MeasuredCase {
 
 std::vector<MeasuredCase> read_measurements(const nlohmann::json& bench);
 Machine derive_machine(const std::vector<MeasuredCase>& cases);
+// Every ratio a verdict judges is >= 0 (a time, rate or count ratio), so a
+// band [lo <= 0, inf] holds every value it can take: such a verdict cannot
+// fail and is never a PASS. judge() turns each into INFO, with a note.
+bool band_cannot_fail(const Verdict& v);
+void demote_unfailable(std::vector<Verdict>& vs);
 std::vector<Verdict> judge(const std::vector<MeasuredCase>& cases, const Machine& machine);
 nlohmann::json to_json(const Machine& m);
 nlohmann::json to_json(const std::vector<Verdict>& v);

@@ -28,9 +28,12 @@ for f in d.glob("*.json"):
     json.load(open(f))  # every JSON file parses
 m = json.load(open(d / "manifest.json"))
 need = ["git_commit", "compiler", "kokkos_version", "kokkos_backends", "mpi", "nccl", "cpu_model", "gpu",
-        "ranks", "threads_per_rank", "date", "command_line"]
+        "ranks", "threads_per_rank", "date", "command_line", "vendors"]
 missing = [k for k in need if k not in m]
 assert not missing, f"manifest lacks {missing}"
+# Every vendor baseline runs on the Kokkos kernels' threads.
+for name, v in m["vendors"].items():
+    assert int(v["threads"]) == m["threads_per_rank"], f"{name}: {v['threads']} threads, run has {m['threads_per_rank']}"
 b = json.load(open(d / "bench.json"))
 runs = [x for x in b["benchmarks"] if x.get("run_type") == "iteration"]
 assert runs, "no benchmark ran"

@@ -110,3 +110,37 @@ TEST(Models, ThroughputVsBaselinePrefersCallsTimedInTurn) {
   EXPECT_EQ(turns.status, "PASS");
   EXPECT_NE(turns.note.find("in turn"), std::string::npos);
 }
+
+TEST(Models, BandThatCannotFailIsInfoNotPass) {
+  auto verdict = [](double lo, double hi, const char* status) {
+    sp::Verdict v{"t", "kokkos", "N=1", "q", "x", 1.0, 0.3, 0.3, lo, hi, status, ""};
+    return v;
+  };
+  std::vector<sp::Verdict> vs = {verdict(0, INFINITY, "PASS"), verdict(-1, INFINITY, "PASS"),
+                                 verdict(0.25, INFINITY, "PASS"), verdict(0, 1.15, "PASS"),
+                                 verdict(0.5, INFINITY, "FAIL")};
+  sp::demote_unfailable(vs);
+  EXPECT_EQ(vs[0].status, "INFO");
+  EXPECT_NE(vs[0].note.find("not judged"), std::string::npos);
+  EXPECT_EQ(vs[1].status, "INFO");
+  EXPECT_EQ(vs[2].status, "PASS");  // can fail below 0.25
+  EXPECT_EQ(vs[3].status, "PASS");  // can fail above 1.15
+  EXPECT_EQ(vs[4].status, "FAIL");
+}
+
+TEST(Models, JudgeNeverPassesAnUnfailableBand) {
+  // fp16_underflow declares its roofline band [0, inf]: inside it, yet INFO.
+  nlohmann::json j = {{"benchmarks",
+                       {entry("roofline/stream_triad/kokkos/N=1000", 8, 0, 24000),
+                        entry("roofline/fma_peak/kokkos/dtype=fp32,items=1,iters=1", 1000, 1e6, 8),
+                        entry("precision/fp16_underflow/master/D=12,H=24,steps=30,lr=0.0001", 4000, 1e4, 1e4)}}};
+  auto cases = sp::read_measurements(j);
+  bool found = false;
+  for (auto& v : sp::judge(cases, sp::derive_machine(cases)))
+    if (v.technique == "fp16_underflow" && v.quantity == "roofline time") {
+      found = true;
+      EXPECT_TRUE(sp::band_cannot_fail(v));
+      EXPECT_EQ(v.status, "INFO");
+    }
+  EXPECT_TRUE(found);
+}

@@ -1,8 +1,9 @@
 #pragma once
 // Shared shape of a composite-block technique: the block and the structure
 // it replaces, both on the project's direct kernel and both again with
-// oneDNN doing the convolutions (the vendor baseline), all in one run on
-// the same input. Parameter sets follow one pattern: tiny odd shapes for
+// oneDNN doing the convolutions in the layout it chooses (the vendor
+// baseline), and the block once more with oneDNN on plain NCHW tensors, all
+// in one run on the same input. Parameter sets follow one pattern: tiny odd shapes for
 // conformance (batch 1 and 2), ResNet-stage shapes for benchmarks.
 #include <string>
 #include <vector>
@@ -77,6 +78,7 @@ inline Declaration block(const std::string& name, const std::string& summary, st
   d.defs.push_back({old.name, Backend::direct, old.name, old.build, old.predict});
   d.defs.push_back({blk.name + "_onednn", Backend::onednn, blk.name, blk.build, blk.predict});
   d.defs.push_back({old.name + "_onednn", Backend::onednn, old.name, old.build, old.predict});
+  d.defs.push_back({blk.name + "_onednn_plain", Backend::onednn_plain, blk.name, blk.build, blk.predict});
   d.baseline_def = blk.name + "_onednn";
   d.ratio = std::move(ratio);
   return d;

@@ -2,7 +2,9 @@
 // results folder's verdicts.json: for every technique and shape, each
 // structure's parameters and conv FLOPs (counted from the built layers),
 // time, fraction of the roofline and which roof binds, and its time
-// relative to the same structure run with the vendor library.
+// relative to the same structure run with the vendor library in the layout
+// the library chose (the baseline) and on plain NCHW tensors, with the
+// implementation and activation layout the library picked for each.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -18,7 +20,7 @@ namespace {
 
 struct Row {
   double params = -1, flops = -1, seconds = -1, roof = -1;
-  std::string bound;
+  std::string bound, vendor;  // vendor: what the library picked, from the verdict's note
 };
 
 std::string vendor_of(const std::string& variant) {
@@ -51,21 +53,31 @@ int print_table(const std::string& dir) {
       row.roof = v.at("ratio");
       const std::string note = v.at("note");
       row.bound = note.substr(0, note.find('-'));
+      const auto at = note.find("oneDNN ");
+      if (at != std::string::npos) row.vendor = note.substr(at + 7);
     }
   }
-  std::printf("| technique | shape | structure | parameters | conv GFLOP | time ms | %% of roof | bound | vendor time / ours |\n");
-  std::printf("|---|---|---|---:|---:|---:|---:|---|---:|\n");
+  std::printf("| technique | shape | structure | parameters | conv GFLOP | time ms | %% of roof | bound "
+              "| vendor picked | vendor ms | vendor time / ours | plain picked | plain ms | plain time / ours |\n");
+  std::printf("|---|---|---|---:|---:|---:|---:|---|---|---:|---:|---|---:|---:|\n");
   for (auto& [tech, by_params] : t)
     for (auto& [params, rows] : by_params)
       for (auto& var : order[tech]) {
         if (!rows.count(var) || var.find("onednn") != std::string::npos || var == "cudnn") continue;
         const Row& r = rows.at(var);
-        const auto vend = rows.find(vendor_of(var));
-        char vendor[32] = "-";
-        if (vend != rows.end() && vend->second.seconds > 0 && r.seconds > 0)
-          std::snprintf(vendor, sizeof vendor, "%.2f", vend->second.seconds / r.seconds);
-        std::printf("| %s | %s | %s | %.0f | %.3f | %.2f | %.1f | %s | %s |\n", tech.c_str(), params.c_str(), var.c_str(),
-                    r.params, r.flops * 1e-9, r.seconds * 1e3, 100 * r.roof, r.bound.c_str(), vendor);
+        // The same structure with the library in its chosen layout, then on plain tensors.
+        std::string cells;
+        for (const std::string& v : {vendor_of(var), vendor_of(var) + "_plain"}) {
+          const auto vend = rows.find(v);
+          const bool timed = vend != rows.end() && vend->second.seconds > 0 && r.seconds > 0;
+          char buf[96] = " - | - |";
+          if (timed)
+            std::snprintf(buf, sizeof buf, " %.2f | %.2f |", vend->second.seconds * 1e3, vend->second.seconds / r.seconds);
+          const std::string picked = vend != rows.end() && !vend->second.vendor.empty() ? vend->second.vendor : "-";
+          cells += " " + picked + " |" + buf;
+        }
+        std::printf("| %s | %s | %s | %.0f | %.3f | %.2f | %.1f | %s |%s\n", tech.c_str(), params.c_str(), var.c_str(),
+                    r.params, r.flops * 1e-9, r.seconds * 1e3, 100 * r.roof, r.bound.c_str(), cells.c_str());
       }
   return 0;
 }

@@ -34,7 +34,7 @@ bool cudnn_usable(bool fp32) {
 }
 
 bool usable(Backend be, bool fp32) {
-  return be == Backend::onednn ? onednn_usable(fp32) : be == Backend::cudnn ? cudnn_usable(fp32) : true;
+  return is_onednn(be) ? onednn_usable(fp32) : be == Backend::cudnn ? cudnn_usable(fp32) : true;
 }
 
 int pad_of(const Params& p, int k) {
@@ -177,7 +177,8 @@ void ConvTechnique<T>::run(const std::string& variant) {
 
 template <class T>
 CheckResult ConvTechnique<T>::check(const std::string& variant) {
-  const NetExec<T>& ex = *exec_.at(variant);
+  NetExec<T>& ex = *exec_.at(variant);
+  ex.sync_output();
   const std::string& st = def(variant).structure;
   if (!ref_.count(st)) ref_[st] = net_reference<T>(ex, hx_, unit_roundoff<T>());
   const auto& ref = ref_[st];
@@ -188,7 +189,7 @@ CheckResult ConvTechnique<T>::check(const std::string& variant) {
   CheckResult r = cmp.result();
   if (decl_.ratio.params_ratio) r.merge(check_definition(variant));
   r.note = ex.net().describe();
-  if (def(variant).be == Backend::onednn) r.note += "; oneDNN impl " + ex.onednn_impl();
+  if (is_onednn(def(variant).be)) r.note += "; oneDNN " + ex.onednn_impl();
   return r;
 }
 
@@ -235,7 +236,7 @@ void ConvTechnique<T>::report_counters(const std::string& variant, std::map<std:
 #ifdef _OPENMP
   // oneDNN's OpenMP runtime uses omp_get_max_threads(), which Kokkos set at
   // initialize: recorded so a result shows both ran on the same threads.
-  if (def(variant).be == Backend::onednn) out["vendor_threads"] = omp_get_max_threads();
+  if (is_onednn(def(variant).be)) out["vendor_threads"] = omp_get_max_threads();
 #endif
 }
 
@@ -266,9 +267,11 @@ void ConvTechnique<T>::predict(const Params& p, const std::string& variant, cons
     std::snprintf(buf, sizeof buf, "%s-bound, AI %.3g FLOP/B, %.1f%% of roof", t_c >= t_m ? "compute" : "memory",
                   c.intensity(), 100 * v.ratio);
     v.note = buf;
+    // judge() runs in the process that measured, so this is the choice that ran.
+    if (is_onednn(d.be)) v.note += "; oneDNN " + onednn_choice(net, d.be);
     out.push_back(v);
   }
-  if (d.be == Backend::onednn || d.be == Backend::cudnn) return;  // the structure's predictions are judged once, on the project's variant
+  if (is_onednn(d.be) || d.be == Backend::cudnn) return;  // the structure's predictions are judged once, on the project's variant
   const Prediction pr = d.predict(p);
   const auto cnt = [&](const char* k) { return m.counters.count(k) ? m.counters.at(k) : -1.0; };
   if (pr.params >= 0)

@@ -2,8 +2,15 @@
 // Allocates and runs a Net: weights filled deterministically (kept on the
 // host too, for the reference), one activation tensor per node, and the
 // convolutions done by one back end: the project's direct kernel, im2col +
-// the project's GEMM, oneDNN (fp32, host memory) or cuDNN (fp32, device memory). Parameters are counted
+// the project's GEMM, oneDNN (fp32, host memory; in its chosen layout or on
+// the plain tensors) or cuDNN (fp32, device memory). Parameters are counted
 // from what is allocated here, not from a formula.
+//
+// oneDNN in its chosen layout keeps a conv's output in that layout when the
+// next conv reads it; a reorder to the plain tensor happens in run() only
+// where a Kokkos op (add, pool, scale, concat) or a conv in another layout
+// reads it. The block's edges are outside run(): the input is reordered at
+// bind(), the output by sync_output().
 #include <Kokkos_Core.hpp>
 #include <cmath>
 #include <memory>
@@ -20,7 +27,9 @@
 
 namespace sp::conv {
 
-enum class Backend { direct, im2col, onednn, cudnn };
+enum class Backend { direct, im2col, onednn, onednn_plain, cudnn };
+
+inline bool is_onednn(Backend be) { return be == Backend::onednn || be == Backend::onednn_plain; }
 
 // Deterministic inputs with mixed signs, scaled by 1/sqrt(scale_by) so that
 // activations stay O(1) through stacked layers.
@@ -33,6 +42,28 @@ std::vector<T> fill_values(int64_t count, uint64_t seed, double scale_by) {
     v[i] = static_cast<T>(((static_cast<int>((h >> 33) % 201)) - 100) / 100.0 * k);
   }
   return v;
+}
+
+inline void append_distinct(std::string& list, const std::string& item) {
+  if (list.find(item) == std::string::npos) list += (list.empty() ? "" : "; ") + item;
+}
+
+// What oneDNN picks for the convs of a net on this machine, without running
+// it (the same description NetExec::onednn_impl gives for what ran).
+inline std::string onednn_choice(const Net& net, Backend be) {
+  std::string out;
+#ifdef SP_HAVE_ONEDNN
+  const auto& nodes = net.nodes();
+  for (size_t i = 1; i < nodes.size(); ++i) {
+    if (nodes[i].op != Op::conv) continue;
+    const Node& a = nodes[nodes[i].in[0]];
+    append_distinct(out, OnednnConv::describe(nodes[i].spec, net.batch(), a.h, a.w,
+                                              be == Backend::onednn ? OnednnLayout::best : OnednnLayout::plain));
+  }
+#else
+  (void)net, (void)be;
+#endif
+  return out;
 }
 
 template <class T>
@@ -72,7 +103,10 @@ class NetExec {
       if (be_ == Backend::cudnn) make_vendor(cudnn_);
 #endif
 #ifdef SP_HAVE_ONEDNN
-      if (be_ == Backend::onednn) make_vendor(onednn_);
+      if (is_onednn(be_)) {
+        make_vendor(onednn_, be_ == Backend::onednn ? OnednnLayout::best : OnednnLayout::plain);
+        link_onednn();
+      }
 #endif
     }
   }
@@ -100,6 +134,14 @@ class NetExec {
     }
   }
 
+  // The output in plain NCHW: a vendor back end that keeps its own layout
+  // writes it back here, outside the timed run().
+  void sync_output() {
+#ifdef SP_HAVE_ONEDNN
+    if constexpr (std::is_same<T, float>::value)
+      if (is_onednn(be_) && onednn_.back()) onednn_.back()->store_dst();
+#endif
+  }
   Tensor<T> output() const { return act_.back(); }
   const Net& net() const { return net_; }
   const std::vector<T>& host_weights(size_t node) const { return hw_[node]; }
@@ -111,13 +153,15 @@ class NetExec {
     for (size_t i = 0; i < w_.size(); ++i) p += static_cast<int64_t>(w_[i].size() + b_[i].size());
     return p;
   }
+  // What oneDNN picked for this net's convs (distinct choices, "; "-joined).
   std::string onednn_impl() const {
+    std::string out;
 #ifdef SP_HAVE_ONEDNN
     if constexpr (std::is_same<T, float>::value)
       for (auto& o : onednn_)
-        if (o) return o->impl();
+        if (o) append_distinct(out, o->impl());
 #endif
-    return "";
+    return out;
   }
 
  private:
@@ -127,18 +171,41 @@ class NetExec {
                                                                                 v.extent(2), v.extent(3)));
   }
 
-  template <class Vendor>
-  void make_vendor(std::vector<std::unique_ptr<Vendor>>& prims) {
+  template <class Vendor, class... Mode>
+  void make_vendor(std::vector<std::unique_ptr<Vendor>>& prims, Mode... mode) {
     const auto& nodes = net_.nodes();
     prims.clear();
     prims.resize(nodes.size());
     for (size_t i = 1; i < nodes.size(); ++i) {
       if (nodes[i].op != Op::conv) continue;
       const Node& a = nodes[nodes[i].in[0]];
-      prims[i] = std::make_unique<Vendor>(nodes[i].spec, net_.batch(), a.h, a.w, act_[nodes[i].in[0]].data(),
+      prims[i] = std::make_unique<Vendor>(nodes[i].spec, net_.batch(), a.h, a.w, mode..., act_[nodes[i].in[0]].data(),
                                           w_[i].data(), b_[i].data(), act_[i].data());
     }
   }
+
+#ifdef SP_HAVE_ONEDNN
+  // Which conv reads its producer's memory directly, which reorders its
+  // input in run(), which writes its output back to the plain tensor in run().
+  void link_onednn() {
+    const auto& nodes = net_.nodes();
+    load_.assign(nodes.size(), false), store_.assign(nodes.size(), false);
+    std::vector<bool> chained(nodes.size(), false);
+    for (size_t i = 1; i < nodes.size(); ++i) {
+      if (nodes[i].op != Op::conv) continue;
+      const int j = nodes[i].in[0];
+      chained[i] = j > 0 && nodes[j].op == Op::conv && onednn_[i]->chain_from(*onednn_[j]);
+      if (j == 0) onednn_[i]->load_src();  // the block's input: constant, reordered once
+      else load_[i] = !chained[i];
+    }
+    for (size_t i = 1; i + 1 < nodes.size(); ++i) {
+      if (nodes[i].op != Op::conv || onednn_[i]->dst_is_plain()) continue;
+      for (size_t k = i + 1; k < nodes.size(); ++k)
+        for (int x : nodes[k].in)
+          if (x == static_cast<int>(i) && !(nodes[k].op == Op::conv && chained[k])) store_[i] = true;
+    }
+  }
+#endif
 
   void run_conv(size_t i) {
     const Node& nd = net_.nodes()[i];
@@ -149,9 +216,13 @@ class NetExec {
                        Kokkos::View<T**, Kokkos::LayoutRight>(col_.data(), im2col_rows(nd.spec),
                                                               im2col_cols(nd.spec, net_.nodes()[nd.in[0]].h,
                                                                           net_.nodes()[nd.in[0]].w)));
-    } else if (be_ == Backend::onednn) {
+    } else if (is_onednn(be_)) {
 #ifdef SP_HAVE_ONEDNN
-      if constexpr (std::is_same<T, float>::value) onednn_[i]->run();
+      if constexpr (std::is_same<T, float>::value) {
+        if (load_[i]) onednn_[i]->load_src();
+        onednn_[i]->run();
+        if (store_[i]) onednn_[i]->store_dst();
+      }
 #endif
     } else {
 #ifdef SP_HAVE_CUDNN
@@ -168,6 +239,7 @@ class NetExec {
   Kokkos::View<T**, Kokkos::LayoutRight> col_;
 #ifdef SP_HAVE_ONEDNN
   std::vector<std::unique_ptr<OnednnConv>> onednn_;
+  std::vector<bool> load_, store_;
 #endif
 #ifdef SP_HAVE_CUDNN
   std::vector<std::unique_ptr<CudnnConv>> cudnn_;

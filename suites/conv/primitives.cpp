@@ -77,7 +77,9 @@ Declaration primitive(const std::string& name, const std::string& summary, SpecF
   };
   d.defs.push_back({"kokkos", be, "layer", build, predict});
   if (with_onednn) {  // the fp32 vendor baselines; each is offered only where its memory is
+    // oneDNN in the layout it chooses (the baseline) and on the plain NCHW tensors.
     d.defs.push_back({"onednn", Backend::onednn, "layer", build, predict});
+    d.defs.push_back({"onednn_plain", Backend::onednn_plain, "layer", build, predict});
     d.defs.push_back({"cudnn", Backend::cudnn, "layer", build, predict});
     d.baseline_def = "onednn";
   }
@@ -128,13 +130,16 @@ Params pointwise(int n, int ci, int co, int h, int w, int bias, const char* act)
 Declaration conv2d() {
   auto d = primitive("conv2d", "direct conv2d, any k/stride/pad/groups, bias+act fused (fp32)", general_spec,
                      Backend::direct, general_sets(), true);
-  d.info.tol.min_vs_baseline = 0.5;  // issue 5 target: >= 50% of oneDNN on the same threads
+  // Targets against oneDNN in its own layout (its best) on the same threads.
+  d.info.tol.min_vs_baseline = 0.9;
   return d;
 }
 
 Declaration conv_im2col() {
-  return primitive("conv_im2col", "im2col + the project's GEMM (gemm_tiled), fp32", general_spec, Backend::im2col,
-                   general_sets(), true);
+  auto d = primitive("conv_im2col", "im2col + the project's GEMM (gemm_tiled), fp32", general_spec, Backend::im2col,
+                     general_sets(), true);
+  d.info.tol.min_vs_baseline = 0.5;  // im2col moves k*k times the input through memory first: half of oneDNN's best
+  return d;
 }
 
 Declaration conv_depthwise() {
@@ -163,7 +168,11 @@ Declaration conv_depthwise() {
                       {Size::medium, depthwise(48, 128, 56, 56, 3, 1, "same", 0, "none")},
                       {Size::large, depthwise(32, 256, 56, 56, 3, 1, "same", 0, "none")}},
                      true);
-  d.info.tol.roof_min = 0.6;  // issue 5 target
+  // Target: >= 0.8x oneDNN's best or >= 80% of the roofline point, whichever
+  // is the higher throughput. Both verdicts are judged, so both must hold,
+  // which is the same as reaching the higher of the two.
+  d.info.tol.min_vs_baseline = 0.8;
+  d.info.tol.roof_min = 0.8;
   return d;
 }
 
@@ -184,7 +193,8 @@ Declaration conv_pointwise() {
                       {Size::medium, pointwise(8, 64, 64, 56, 56, 0, "none")},
                       {Size::large, pointwise(32, 128, 128, 56, 56, 0, "none")}},
                      true);
-  d.info.tol.roof_min = 0.6;  // issue 5 target
+  d.info.tol.roof_min = 0.6;
+  d.info.tol.min_vs_baseline = 0.9;
   return d;
 }
 

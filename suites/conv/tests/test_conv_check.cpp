@@ -8,6 +8,7 @@
 #include "reference/conv/conv_ref.hpp"
 #include "scaleproof/compare.hpp"
 #include "scaleproof/registry.hpp"
+#include "suites/conv/conv_technique.hpp"
 #include "suites/conv/net_exec.hpp"
 
 namespace {
@@ -31,6 +32,7 @@ sp::CheckResult compare(const Case& c, bool flip_weights, Backend be = Backend::
                                                                                         c.h, c.w));
   ex.bind(x);
   ex.run();
+  ex.sync_output();
   auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ex.output());
   sp::reference::RefTensor in;
   in.resize(c.n, c.s.c_in, c.h, c.w);
@@ -58,6 +60,23 @@ TEST(ConvCheck, RightKernelPassesAndFlippedWeightsFail) {
     EXPECT_GT(bad.wrong, bad.checked / 4);
   }
 }
+
+#ifdef SP_HAVE_ONEDNN
+// oneDNN in its chosen layout (input reordered at bind, output by
+// sync_output) and on plain tensors: both within the bound, both catching
+// the flipped weights, depthwise included (where the layouts differ most).
+TEST(ConvCheck, OnednnInBothLayoutsPassesAndFlippedWeightsFail) {
+  if (!onednn_usable(true)) GTEST_SKIP() << "oneDNN reads host memory only";
+  Case dw = case3x3();
+  dw.s.c_in = dw.s.c_out = dw.s.groups = 16;
+  for (const Case& c : {case3x3(), dw})
+    for (Backend be : {Backend::onednn, Backend::onednn_plain}) {
+      EXPECT_TRUE(compare(c, false, be).passed());
+      const auto bad = compare(c, true, be);
+      EXPECT_GT(bad.wrong, bad.checked / 4);
+    }
+}
+#endif
 
 TEST(ConvCheck, StridedGroupedAndDepthwiseShapesPass) {
   Case c = case3x3();
