@@ -144,6 +144,30 @@ edit("core/src/Cuda/Kokkos_Cuda_Instance.cpp", "compute capability check",
      "        (compiled_major == cudaProp.major && compiled_minor > cudaProp.minor)) {\n",
      lambda s: f"{MARK}: abort only if the kernels were compiled for a newer" in s)
 
+# ---------------------------------------------------------------------------
+# 5. cmake/kokkos_arch.cmake: the code the AMPERE80 option emits.
+# Kokkos 3.4 has no Hopper option. For a target of 9.0 or newer the AMPERE80
+# option is made to emit that target's machine code (sm_90 for 90) instead of
+# sm_80 with PTX: the driver would JIT-compile every kernel of the program at
+# its first start, minutes for a program of this size. Hopper runs everything
+# Kokkos 3.4 generates for Ampere. Below 90 the option keeps sm_80.
+a = src / "cmake/kokkos_arch.cmake"
+if not a.is_file():
+    fail("AMPERE80 code target: cmake/kokkos_arch.cmake not found")
+t = read(a)
+apat = re.compile(r'^CHECK_CUDA_ARCH\(AMPERE80  sm_[0-9]+\)(?:  # ' + MARK + r':.*)?$', re.M)
+if len(apat.findall(t)) != 1:
+    fail("AMPERE80 code target: expected exactly one CHECK_CUDA_ARCH(AMPERE80  sm_NN) line in cmake/kokkos_arch.cmake")
+target = arch if int(arch) >= 90 else "80"
+aline = (f"CHECK_CUDA_ARCH(AMPERE80  sm_{target})" +
+         (f"  # {MARK}: Hopper or newer code from the AMPERE80 option" if target != "80" else ""))
+if apat.search(t).group(0) == aline:
+    print("patch-kokkos-cuda: AMPERE80 code target: already applied")
+else:
+    pending[a] = apat.sub(aline, t)
+    changed.append("AMPERE80 code target")
+    print(f"patch-kokkos-cuda: AMPERE80 code target: sm_{target}")
+
 for path, text in pending.items():
     path.write_text(text)   # write_text keeps the file's mode (nvcc_wrapper stays executable)
 print("patch-kokkos-cuda: done (" + (", ".join(changed) if changed else "nothing to change") + ")")
