@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ci/offline-setup.sh --bundle B.tar.gz [--prefix DIR] [--cuda|--cpu] [--source DIR]
-#                     [--build-dir DIR] [--no-tests] [-j N]
+#                     [--build-dir DIR] [--no-tests] [-j N] [--check-only]
 #
 # Sets the project up on a machine without the package archive, without root
 # and without network, from a bundle made by ci/bundle.sh:
@@ -17,6 +17,7 @@
 #      bundle's source, or of --source DIR (e.g. a checkout), finding cuBLAS,
 #      cuDNN and NCCL in the CUDA toolkit or else in a Python environment's
 #      nvidia-* packages.
+# --check-only stops after step 1 (and what it found), writing nothing.
 # It prints what it found and what it skips. --cuda is the default when nvcc
 # is found (PATH, NVCC, /usr/local/cuda/bin). Bad input (a bundle for another
 # architecture, a package missing or corrupt, --cuda without nvcc): one line
@@ -27,7 +28,7 @@ die() { echo "offline-setup: error: $*" >&2; exit 2; }
 say() { echo "offline-setup: $*"; }
 
 bundle="" prefix=${SCALEPROOF_OFFLINE_PREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/scaleproof-offline}
-mode=auto source="" builddir="" tests=1 jobs=$(nproc)
+mode=auto source="" builddir="" tests=1 jobs=$(nproc) check_only=0
 while (($#)); do
   case "$1" in
     --bundle) bundle=${2:-}; shift 2 ;;
@@ -37,8 +38,9 @@ while (($#)); do
     --cuda) mode=cuda; shift ;;
     --cpu) mode=cpu; shift ;;
     --no-tests) tests=0; shift ;;
+    --check-only) check_only=1; shift ;;
     -j) jobs=${2:-}; shift 2 ;;
-    -h|--help) sed -n 2,24p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,25p "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -52,8 +54,7 @@ for tool in cmake ninja tar sha256sum; do command -v "$tool" >/dev/null || die "
 command -v c++ >/dev/null || command -v g++ >/dev/null || die "no C++ compiler (c++ or g++) on PATH"
 command -v dpkg-deb >/dev/null || command -v ar >/dev/null || die "neither dpkg-deb nor ar found: cannot unpack .deb files"
 
-nvcc=${NVCC:-$(command -v nvcc || true)}
-[[ -n "$nvcc" || -n "${NVCC+set}" ]] || nvcc=/usr/local/cuda/bin/nvcc
+if [[ -n "${NVCC:-}" ]]; then nvcc=$NVCC; else nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc); fi
 [[ -x "$nvcc" ]] || nvcc=""
 case "$mode" in
   cuda) [[ -n "$nvcc" ]] || die "--cuda asked for, but nvcc was not found (PATH, NVCC, /usr/local/cuda/bin)" ;;
@@ -147,6 +148,7 @@ else
   preset=default variant=openmp
 fi
 ((tests)) || say "skip: unit and conformance tests (--no-tests)"
+((check_only)) && { say "checked: the bundle and this machine are usable (--check-only: nothing written)"; exit 0; }
 
 # ---- unpack the packages into the prefix --------------------------------------
 mkdir -p "$prefix"

@@ -2,7 +2,9 @@
 # made usable where a newer CMake expects parts that a toolkit lacks:
 # - include directories that do not exist (CMake 4 adds include/cccl for
 #   CUDA 13 whether or not the toolkit has it) are dropped from the targets'
-#   interfaces, because CMake refuses a target naming a missing directory;
+#   interfaces, because CMake refuses a target naming a missing directory
+#   (Kokkos 3.4's exported config also writes a list of directories as one
+#   entry split by newlines: the entry is split first);
 # - CUDA::cuda_driver (which Kokkos's CUDA back end links) gets the driver
 #   library, or the toolkit's stub of it, where FindCUDAToolkit set none.
 find_package(CUDAToolkit REQUIRED)
@@ -11,6 +13,7 @@ foreach(_sp_t toolkit cudart cudart_static cublas cublasLt cuda_driver)
   if(TARGET CUDA::${_sp_t})
     get_target_property(_sp_dirs CUDA::${_sp_t} INTERFACE_INCLUDE_DIRECTORIES)
     if(_sp_dirs)
+      string(REPLACE "\n" ";" _sp_dirs "${_sp_dirs}")
       set(_sp_keep)
       foreach(_sp_d IN LISTS _sp_dirs)
         if(EXISTS "${_sp_d}" OR _sp_d MATCHES "\\$<")
