@@ -4,7 +4,7 @@
 # One command on a machine with an NVIDIA GPU: builds the cuda preset's
 # scaleproof (from a bundle with ci/offline-setup.sh, where no package archive
 # is reachable; else with ci/build.sh from this checkout), then on the GPU:
-#   check      conformance of every technique (scaleproof check)
+#   check      conformance of every technique (scaleproof check; its table in logs/check.log)
 #   main       the main job (scaleproof run), at --size small to fit the budget
 #   vendor     STREAM, GEMM against cuBLAS and conv against cuDNN at the large
 #              sizes (scaleproof run -F roofline -F gemm -F conv --size large)
@@ -78,7 +78,7 @@ step() {  # step NAME LIMIT COMMAND...
   case $rc in 0) status[$n]=ok ;; 124|137) status[$n]="timed out" ;; *) status[$n]="exit $rc" ;; esac
   echo "gpu-run: $n: ${status[$n]} after ${secs[$n]} s"
 }
-step check "$t_check" "$B" check --out "$tmp" --name check
+step check "$t_check" "$B" check   # the table and its "N passed, M failed" line: logs/check.log
 step main "$t_main" "$B" run --size small --out "$tmp" --name main
 step vendor "$t_vendor" "$B" run -F roofline -F gemm -F conv --size large --out "$tmp" --name vendor
 step nccl "$t_nccl" mpiexec -n "$ngpu" "$B" nccl-tests all_reduce -b 1M -e 1G -f 4 -a nccl,ring_nccl -n 10 -w 3 \

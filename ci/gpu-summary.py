@@ -67,14 +67,20 @@ def main(res):
         pass
     for n, (s, st) in steps.items():
         lines.append(f"| step {n} | {st}, {s} s |")
-    lines.append(f"| check: conformance | {checks(load(os.path.join(res, 'check', 'check.json')))} |")
+    tally = "no check log"
+    try:
+        tally = next((l.strip() for l in reversed(open(os.path.join(res, "logs", "check.log")).readlines())
+                      if " passed, " in l and l.strip().endswith("failed")), "no tally line in logs/check.log")
+    except OSError:
+        pass
+    lines.append(f"| check: conformance | {tally} |")
     lines.append(f"| main (run --size small): conformance | {checks(load(os.path.join(res, 'main', 'check.json')))} |")
     lines.append(f"| main: verdicts | {verdicts(load(os.path.join(res, 'main', 'verdicts.json')))} |")
     lines.append(f"| vendor (run --size large): verdicts | {verdicts(load(os.path.join(res, 'vendor', 'verdicts.json')))} |")
     rows = bench_rows(load(os.path.join(res, "vendor", "bench.json")))
     for (tech, var, label), (flops, bps, t, unit) in sorted(rows.items()):
         if tech.startswith("stream") or tech == "gemm" or var in ("cudnn",) or (tech, "cudnn", label) in rows:
-            fig = f"{bps / 1e9:.0f} GB/s" if tech.startswith("stream") else f"{flops / 1e12:.2f} TFLOP/s"
+            fig = f"{bps / 1e9:.0f} GB/s" if tech.startswith("stream") else f"{flops / 1e12:.3g} TFLOP/s"
             lines.append(f"| {tech} {var} {label} | {fig} ({t:.4g} {unit}) |")
     nc = load(os.path.join(res, "nccl-all_reduce.json"))
     if nc:
