@@ -93,6 +93,19 @@ int local_ranks() {
 #endif
 }
 
+int local_rank() {
+#ifdef SP_HAVE_MPI
+  MPI_Comm node;
+  MPI_Comm_split_type(comm::world(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int r = 0;
+  MPI_Comm_rank(node, &r);
+  MPI_Comm_free(&node);
+  return r;
+#else
+  return 0;
+#endif
+}
+
 bool oversubscribed(int ranks_on_node, int threads, int* cores_out) {
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
   if (cores_out) *cores_out = cores;
