@@ -80,30 +80,32 @@ std::string utc_now() {
 
 }  // namespace
 
-int local_ranks() {
+namespace {
+
+// This rank's index among the ranks sharing its node, and their number.
+void node_position(int* rank, int* size) {
+  *rank = 0, *size = 1;
 #ifdef SP_HAVE_MPI
   MPI_Comm node;
   MPI_Comm_split_type(comm::world(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int n = 1;
-  MPI_Comm_size(node, &n);
+  MPI_Comm_rank(node, rank);
+  MPI_Comm_size(node, size);
   MPI_Comm_free(&node);
-  return n;
-#else
-  return 1;
 #endif
 }
 
+}  // namespace
+
+int local_ranks() {
+  int r = 0, n = 1;
+  node_position(&r, &n);
+  return n;
+}
+
 int local_rank() {
-#ifdef SP_HAVE_MPI
-  MPI_Comm node;
-  MPI_Comm_split_type(comm::world(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int r = 0;
-  MPI_Comm_rank(node, &r);
-  MPI_Comm_free(&node);
+  int r = 0, n = 1;
+  node_position(&r, &n);
   return r;
-#else
-  return 0;
-#endif
 }
 
 bool oversubscribed(int ranks_on_node, int threads, int* cores_out) {
