@@ -196,14 +196,17 @@ SCALEPROOF_CACHE=$prefix SCALEPROOF_CUDA_ARCH=${arch:-90} "$here/kokkos.sh" "$va
 kroot=$prefix/kokkos-3.4.01-$variant
 
 # ---- the preset -------------------------------------------------------------
+commit=()
 if [[ -z "$source" ]]; then
   rm -rf "$prefix/source"
   cp -a "$b/source" "$prefix/source"
   source=$prefix/source
+  commit=(-DSP_GIT_COMMIT="$(field commit)")
 fi
 builddir=${builddir:-$prefix/build/$preset}
 cfg=(-DKokkos_ROOT="$kroot" -DMPI_CXX_COMPILER="$prefix/bin/mpicxx" -DMPIEXEC_EXECUTABLE="$prefix/bin/mpiexec"
-     "-DCMAKE_PREFIX_PATH=$R/usr$(printf ';%s' "${hints[@]}")" -DSP_BUILD_TESTS=$( ((tests)) && echo ON || echo OFF))
+     "-DCMAKE_PREFIX_PATH=$R/usr$(printf ';%s' "${hints[@]}")" -DSP_BUILD_TESTS=$( ((tests)) && echo ON || echo OFF)
+     "${commit[@]}")
 if [[ "$mode" == cuda ]]; then
   cfg+=(-DCMAKE_CXX_COMPILER="$kroot/bin/nvcc_wrapper" -DCUDAToolkit_ROOT="$cudaroot")
 else

@@ -48,7 +48,10 @@ std::string cpu_model() {
   return "unknown";
 }
 
+// A source tree without its own .git (a copy from ci/bundle.sh) must not
+// report the commit of a repository it happens to lie in.
 std::string git_commit() {
+  if (access(SP_SOURCE_DIR "/.git", F_OK) != 0) return SP_GIT_COMMIT_CONFIGURED;
   std::string c = shell("git -C '" SP_SOURCE_DIR "' rev-parse HEAD 2>/dev/null");
   if (c.size() != 40) return SP_GIT_COMMIT_CONFIGURED;
   if (!shell("git -C '" SP_SOURCE_DIR "' status --porcelain --untracked-files=no 2>/dev/null").empty()) c += "-dirty";
