@@ -76,9 +76,8 @@ case "$variant" in
     # Kokkos 3.4 knows no arch newer than Ampere. Its Kokkos_ARCH_* option
     # puts -arch=sm_NN on the library and on every target linking
     # Kokkos::kokkos; nvcc_wrapper refuses a second, different -arch (so no
-    # -arch in CMAKE_CXX_FLAGS). For 9.0 and newer, sm_80 code carries
-    # compute_80 PTX, which the driver JIT-compiles on the GPU (the patch lets
-    # Kokkos initialize with it).
+    # -arch in CMAKE_CXX_FLAGS). For 9.0 and newer, patch-kokkos-cuda.sh
+    # makes the AMPERE80 option emit that architecture's machine code.
     case "$arch" in
       75) karch=TURING75 ;;
       86|87|89) karch=AMPERE86 ;;

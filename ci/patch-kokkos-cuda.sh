@@ -66,27 +66,34 @@ def edit(rel, label, old, new, applied, regex=False, count=1):
     changed.append(label)
     print(f"patch-kokkos-cuda: {label}: patching {rel}")
 
+def set_line(rel, label, pattern, line, what):
+    """Make the one line of src/rel matching `pattern` (a line regex that also
+    matches its own earlier rewrites) read `line`; `what` is printed."""
+    path = src / rel
+    if not path.is_file():
+        fail(f"{label}: {rel} not found")
+    text = read(path)
+    pat = re.compile(pattern, re.M)
+    if len(pat.findall(text)) != 1:
+        fail(f"{label}: expected exactly one line matching {pattern} in {rel}")
+    if pat.search(text).group(0) == line:
+        print(f"patch-kokkos-cuda: {label}: already applied")
+        return
+    pending[path] = pat.sub(lambda m: line, text)
+    changed.append(label)
+    print(f"patch-kokkos-cuda: {label}: {what}")
+
 # ---------------------------------------------------------------------------
 # 1. bin/nvcc_wrapper: default arch sm_35 -> sm_<arch>.
 # nvcc 13 rejects sm_35 (support below sm_75 was dropped), and CMake's
 # compiler check runs the wrapper with no -arch flag at all, so configuring
 # fails before Kokkos adds its own -arch. Re-running with another arch
 # rewrites the line again (the marker records the last one).
-w = src / "bin/nvcc_wrapper"
-if not w.is_file():
-    fail("nvcc_wrapper: bin/nvcc_wrapper not found")
-t = read(w)
-pat = re.compile(r'^default_arch="sm_[0-9]+"(?:  # ' + MARK + r':.*)?$', re.M)
-if len(pat.findall(t)) != 1:
-    fail('nvcc_wrapper: expected exactly one line default_arch="sm_NN" in bin/nvcc_wrapper')
-line = (f'default_arch="sm_{arch}"  # {MARK}: was sm_35, which nvcc 13 rejects; '
-        'CMake probes the compiler without -arch')
-if pat.search(t).group(0) == line:
-    print("patch-kokkos-cuda: nvcc_wrapper default arch: already applied")
-else:
-    pending[w] = pat.sub(line, t)
-    changed.append("nvcc_wrapper default arch")
-    print(f"patch-kokkos-cuda: nvcc_wrapper default arch: setting sm_{arch}")
+set_line("bin/nvcc_wrapper", "nvcc_wrapper default arch",
+         r'^default_arch="sm_[0-9]+"(?:  # ' + MARK + r':.*)?$',
+         f'default_arch="sm_{arch}"  # {MARK}: was sm_35, which nvcc 13 rejects; '
+         'CMake probes the compiler without -arch',
+         f"setting sm_{arch}")
 
 # ---------------------------------------------------------------------------
 # 2. Kokkos_CudaSpace.cpp: cudaMemPrefetchAsync.
@@ -143,6 +150,20 @@ edit("core/src/Cuda/Kokkos_Cuda_Instance.cpp", "compute capability check",
      "    if (compiled_major > cudaProp.major ||\n"
      "        (compiled_major == cudaProp.major && compiled_minor > cudaProp.minor)) {\n",
      lambda s: f"{MARK}: abort only if the kernels were compiled for a newer" in s)
+
+# ---------------------------------------------------------------------------
+# 5. cmake/kokkos_arch.cmake: the code the AMPERE80 option emits.
+# Kokkos 3.4 has no Hopper option. For a target of 9.0 or newer the AMPERE80
+# option is made to emit that target's machine code (sm_90 for 90) instead of
+# sm_80 with PTX: the driver would JIT-compile every kernel of the program at
+# its first start, minutes for a program of this size. Hopper runs everything
+# Kokkos 3.4 generates for Ampere. Below 90 the option keeps sm_80.
+target = arch if int(arch) >= 90 else "80"
+set_line("cmake/kokkos_arch.cmake", "AMPERE80 code target",
+         r'^CHECK_CUDA_ARCH\(AMPERE80  sm_[0-9]+\)(?:  # ' + MARK + r':.*)?$',
+         f"CHECK_CUDA_ARCH(AMPERE80  sm_{target})" +
+         (f"  # {MARK}: Hopper or newer code from the AMPERE80 option" if target != "80" else ""),
+         f"sm_{target}")
 
 for path, text in pending.items():
     path.write_text(text)   # write_text keeps the file's mode (nvcc_wrapper stays executable)

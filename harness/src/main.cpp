@@ -8,6 +8,9 @@
 #include <filesystem>
 #include <iostream>
 #include <thread>
+#ifdef SP_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 #include "checker.hpp"
 #include "cli_checks.hpp"
@@ -177,6 +180,17 @@ int main(int argc, char** argv) {
     setenv("OMP_PROC_BIND", "false", 0);
     std::string kokkos_threads = "--kokkos-threads=" + std::to_string(threads);
     std::vector<char*> kargs = {argv[0], kokkos_threads.data()};
+#ifdef SP_HAVE_CUDA
+    // One GPU per rank of a node, round robin. Kokkos 3.4 maps ranks to
+    // devices only from Open MPI's, MVAPICH2's or Slurm's local-rank
+    // variables (not MPICH's), so the device is named here.
+    std::string kokkos_device;
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 1) {
+      kokkos_device = "--kokkos-device-id=" + std::to_string(local_rank() % devices);
+      kargs.push_back(kokkos_device.data());
+    }
+#endif
     int kargc = static_cast<int>(kargs.size());
     Kokkos::initialize(kargc, kargs.data());
     kokkos_up = true;

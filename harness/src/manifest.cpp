@@ -19,6 +19,12 @@
 #ifdef SP_HAVE_NCCL
 #include <nccl.h>
 #endif
+#ifdef SP_HAVE_CUBLAS
+#include <cublas_api.h>
+#endif
+#ifdef SP_HAVE_CUDNN
+#include <cudnn.h>
+#endif
 
 namespace sp {
 
@@ -43,12 +49,31 @@ std::string cpu_model() {
   return "unknown";
 }
 
+// A source tree without its own .git (a copy from ci/bundle.sh) must not
+// report the commit of a repository it happens to lie in.
 std::string git_commit() {
+  if (access(SP_SOURCE_DIR "/.git", F_OK) != 0) return SP_GIT_COMMIT_CONFIGURED;
   std::string c = shell("git -C '" SP_SOURCE_DIR "' rev-parse HEAD 2>/dev/null");
   if (c.size() != 40) return SP_GIT_COMMIT_CONFIGURED;
   if (!shell("git -C '" SP_SOURCE_DIR "' status --porcelain --untracked-files=no 2>/dev/null").empty()) c += "-dirty";
   return c;
 }
+
+#ifdef SP_HAVE_CUDA
+// The kernel driver's version as the driver itself reports it (the CUDA
+// runtime reports only the CUDA version the driver supports).
+std::string gpu_driver() {
+  std::ifstream f("/proc/driver/nvidia/version");
+  std::string line;
+  if (!std::getline(f, line)) return "none";
+  const auto k = line.find("Kernel Module");
+  if (k == std::string::npos) return line;
+  std::string rest = line.substr(k + 13);
+  const auto b = rest.find_first_not_of(" \t");
+  const auto e = rest.find_first_of(" \t", b);
+  return b == std::string::npos ? line : rest.substr(b, e - b);
+}
+#endif
 
 std::string utc_now() {
   std::time_t t = std::time(nullptr);
@@ -59,17 +84,32 @@ std::string utc_now() {
 
 }  // namespace
 
-int local_ranks() {
+namespace {
+
+// This rank's index among the ranks sharing its node, and their number.
+void node_position(int* rank, int* size) {
+  *rank = 0, *size = 1;
 #ifdef SP_HAVE_MPI
   MPI_Comm node;
   MPI_Comm_split_type(comm::world(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int n = 1;
-  MPI_Comm_size(node, &n);
+  MPI_Comm_rank(node, rank);
+  MPI_Comm_size(node, size);
   MPI_Comm_free(&node);
-  return n;
-#else
-  return 1;
 #endif
+}
+
+}  // namespace
+
+int local_ranks() {
+  int r = 0, n = 1;
+  node_position(&r, &n);
+  return n;
+}
+
+int local_rank() {
+  int r = 0, n = 1;
+  node_position(&r, &n);
+  return r;
 }
 
 bool oversubscribed(int ranks_on_node, int threads, int* cores_out) {
@@ -102,15 +142,43 @@ nlohmann::json collect_manifest(const RunContext& ctx) {
   int rt = 0;
   cudaRuntimeGetVersion(&rt);
   m["cuda_runtime"] = std::to_string(rt / 1000) + "." + std::to_string(rt % 1000 / 10);
+  int drv = 0;
+  // 0 when no driver is loaded (a machine without a GPU).
+  m["cuda_driver_api"] = cudaDriverGetVersion(&drv) == cudaSuccess && drv > 0
+                             ? std::to_string(drv / 1000) + "." + std::to_string(drv % 1000 / 10)
+                             : "no driver";
+  m["gpu_driver"] = gpu_driver();
   cudaDeviceProp prop{};
   int dev = 0;
-  if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess)
+  if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess) {
     m["gpu"] = prop.name;
-  else
+    m["gpu_compute_capability"] = std::to_string(prop.major) + "." + std::to_string(prop.minor);
+    m["gpu_memory_bytes"] = static_cast<double>(prop.totalGlobalMem);
+    m["gpu_multiprocessors"] = prop.multiProcessorCount;
+  } else {
     m["gpu"] = "none visible";
+  }
+  int count = 0;
+  m["gpus_visible"] = cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
 #else
   m["cuda_runtime"] = "not built";
   m["gpu"] = "not used";
+#endif
+#ifdef SP_HAVE_CUBLAS
+  int bmaj = 0, bmin = 0, bpat = 0;
+  cublasGetProperty(MAJOR_VERSION, &bmaj);
+  cublasGetProperty(MINOR_VERSION, &bmin);
+  cublasGetProperty(PATCH_LEVEL, &bpat);
+  m["cublas"] = std::to_string(bmaj) + "." + std::to_string(bmin) + "." + std::to_string(bpat);
+#else
+  m["cublas"] = "not built";
+#endif
+#ifdef SP_HAVE_CUDNN
+  // cuDNN 9 encodes major*10000 + minor*100 + patch.
+  const size_t dn = cudnnGetVersion();
+  m["cudnn"] = std::to_string(dn / 10000) + "." + std::to_string(dn / 100 % 100) + "." + std::to_string(dn % 100);
+#else
+  m["cudnn"] = "not built";
 #endif
 #ifdef SP_HAVE_NCCL
   int nv = 0;

@@ -5,16 +5,10 @@ if(SP_ENABLE_ONEDNN)
   target_compile_definitions(${SP_FAMILY_TARGET} PUBLIC SP_HAVE_ONEDNN)
 endif()
 
-# cuDNN: the GPU vendor baseline. Only looked for in CUDA builds; the
-# variant is compiled there and runs only on a GPU machine.
-if(SP_ENABLE_CUDA)
-  find_path(CUDNN_INCLUDE_DIR cudnn.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include)
-  find_library(CUDNN_LIBRARY cudnn HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/local/cuda/lib64)
-  if(CUDNN_INCLUDE_DIR AND CUDNN_LIBRARY)
-    target_include_directories(${SP_FAMILY_TARGET} PUBLIC ${CUDNN_INCLUDE_DIR})
-    target_link_libraries(${SP_FAMILY_TARGET} PUBLIC ${CUDNN_LIBRARY})
-    target_compile_definitions(${SP_FAMILY_TARGET} PUBLIC SP_HAVE_CUDNN)
-  endif()
+# cuDNN: the GPU vendor baseline, found by the top-level CMakeLists in CUDA
+# builds; the variant is compiled there and runs only on a GPU machine.
+if(TARGET sp_cudnn)
+  target_link_libraries(${SP_FAMILY_TARGET} PUBLIC sp_cudnn)
 endif()
 
 if(SP_BUILD_TESTS)
