@@ -19,6 +19,7 @@
 
 #include "heartbeat.hpp"
 #include "scaleproof/comm.hpp"
+#include "scaleproof/option_range.hpp"
 #include "scaleproof/params.hpp"
 
 namespace fs = std::filesystem;
@@ -132,9 +133,10 @@ double default_timeout(const std::string& largest_size) {
 void add_option(CLI::App* sub) {
   auto value = std::make_shared<double>(-1);
   options()[sub] = value;
-  sub->add_option("--timeout", *value,
+  cli::positive(sub->add_option("--timeout", *value,
                   "Watchdog: seconds without progress on any rank before the job is ended with a per-rank "
-                  "diagnosis (default: 600; 1200 for --size medium, 3600 for large)");
+                  "diagnosis (default: 600; 1200 for --size medium, 3600 for large)"),
+                1e6);
 }
 
 void start(const CLI::App& app) {
