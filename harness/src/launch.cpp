@@ -186,6 +186,12 @@ LaunchResult run_with_watchdog(const std::vector<std::string>& argv, const std::
   return r;
 }
 
+bool under_launcher() {
+  for (const char* v : {"PMI_RANK", "PMI_SIZE", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
 int launcher_tasks() {
   for (const char* v : {"PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_STEP_NUM_TASKS"})
     if (const char* s = std::getenv(v)) return std::atoi(s);

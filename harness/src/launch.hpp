@@ -50,6 +50,10 @@ LaunchResult run_with_watchdog(const std::vector<std::string>& argv, const std::
 // did not meet: each process is a job of its own.
 int launcher_tasks();
 
+// True when an MPI launcher (Hydra, Slurm's srun with PMI, Open MPI, PMIx)
+// started this process.
+bool under_launcher();
+
 // The last non-empty line of a log ("" if none); with errors_only, the last
 // one saying error, fail, abort or terminat(ed/ion), any case.
 std::string last_line(const std::string& log, bool errors_only = false);

@@ -55,13 +55,6 @@ void add_run_options(CLI::App* c, Options& o) {
   cli::range(c->add_option("--repetitions,-r", o.repetitions, "Benchmark repetitions"), 1, 1000);
 }
 
-void print_skipped(const std::vector<std::string>& skipped, int nranks) {
-  if (skipped.empty() || comm::rank() != 0) return;
-  std::printf("note: %zu technique(s) skipped: they cannot use %d rank(s):", skipped.size(), nranks);
-  for (auto& s : skipped) std::printf(" %s", s.c_str());
-  std::printf("\n");
-}
-
 int cmd_list(const Options& o, CLI::App& app) {
   Filter f{o.families, o.techniques, {}, {}, {}};
   auto& reg = Registry::get();

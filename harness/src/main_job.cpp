@@ -19,12 +19,6 @@ int default_launch_ranks(int cores) {
   return cores >= 2 ? std::max(n, 2) : 1;
 }
 
-bool under_launcher() {
-  for (const char* v : {"PMI_RANK", "PMI_SIZE", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS"})
-    if (std::getenv(v)) return true;
-  return false;
-}
-
 namespace {
 
 // The part's arguments that select what it runs: the main job's own filters,

@@ -16,10 +16,6 @@ namespace sp {
 // at least 2 on a machine with 2 or more cores.
 int default_launch_ranks(int cores);
 
-// True when an MPI launcher (Hydra, Slurm's srun with PMI, Open MPI, PMIx)
-// started this process.
-bool under_launcher();
-
 struct LaunchPlan {
   int ranks = 0;                       // 0 = nothing launched
   int threads = 1;                     // per launched rank

@@ -79,13 +79,6 @@ std::map<std::string, std::string> context_of(const nlohmann::json& manifest) {
   return ctx;
 }
 
-void print_skipped(const std::vector<std::string>& skipped, int nranks) {
-  if (skipped.empty() || comm::rank() != 0) return;
-  std::printf("note: %zu technique(s) skipped: they cannot use %d rank(s):", skipped.size(), nranks);
-  for (auto& s : skipped) std::printf(" %s", s.c_str());
-  std::printf("\n");
-}
-
 void warn_oversubscribed(const nlohmann::json& manifest, const RunContext& rc) {
   if (comm::rank() == 0 && manifest.value("oversubscribed", false))
     std::printf("warning: oversubscribed: %d rank(s) x %d thread(s) on %d core(s); timings are not meaningful\n",
@@ -117,6 +110,13 @@ int failed_checks(const nlohmann::json& rows) {
 }
 
 }  // namespace
+
+void print_skipped(const std::vector<std::string>& skipped, int nranks) {
+  if (skipped.empty() || comm::rank() != 0) return;
+  std::printf("note: %zu technique(s) skipped: they cannot use %d rank(s):", skipped.size(), nranks);
+  for (auto& s : skipped) std::printf(" %s", s.c_str());
+  std::printf("\n");
+}
 
 int cmd_bench(const RunOptions& o, const RunContext& rc) {
   const int nranks = comm::size();

@@ -29,6 +29,8 @@ struct RunOptions {
 inline constexpr Size kDefaultRunSize = Size::small;
 
 Filter make_filter(const RunOptions& o, Size default_size);
+// One console line naming the techniques a selection skipped for their rank rule.
+void print_skipped(const std::vector<std::string>& skipped, int nranks);
 int cmd_bench(const RunOptions& o, const RunContext& rc);
 int cmd_run(const RunOptions& o, const RunContext& rc);
 
