@@ -32,6 +32,14 @@ std::string layout_error(const ModelShape& m, const Layout& l, int world) {
   return {};
 }
 
+GridCoord grid_coord(const Layout& l, int rank) {
+  GridCoord c;
+  c.tp = rank % l.tp;
+  c.dp = (rank / l.tp) % l.dp;
+  c.pp = rank / (l.tp * l.dp);
+  return c;
+}
+
 const char* to_string(StorageType t) {
   switch (t) {
     case StorageType::fp32: return "fp32";

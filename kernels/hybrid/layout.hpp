@@ -52,6 +52,14 @@ struct Layout {
 //   zero_stage in 0..3; ckpt_every in 0..layers/(pp*v) (within one chunk).
 std::string layout_error(const ModelShape& m, const Layout& l, int world);
 
+// Grid coordinates of a world rank: tensor-parallel ranks are adjacent
+// (rank = ((pp_i * dp) + dp_i) * tp + tp_i), as Megatron-LM orders them so
+// the most frequent collectives stay inside a node.
+struct GridCoord {
+  int dp = 0, tp = 0, pp = 0;
+};
+GridCoord grid_coord(const Layout& l, int rank);
+
 const char* to_string(StorageType s);
 StorageType parse_storage(const std::string& s);  // fp32 | fp16 | bf16; throws sp::InputError
 

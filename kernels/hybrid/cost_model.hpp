@@ -1,0 +1,42 @@
+#pragma once
+// What one step of the composed hybrid-parallel training costs, predicted
+// from the model shape and the layout alone: memory per rank by category at
+// its peak, bytes each group's collectives move, point-to-point traffic of the
+// pipeline, and the step's FLOPs. The predictions describe the composed step
+// exactly (the step counts the same quantities from its objects and its
+// transports, and the verdicts compare the two), so any change to what the
+// step stores or sends changes this model in the same commit.
+#include <cstdint>
+
+#include "kernels/hybrid/layout.hpp"
+
+namespace sp::hybrid {
+
+// Bytes held by one rank, each category at its own peak during the step.
+struct MemoryByCategory {
+  double params = 0;        // stored parameters (storage type; the gathered ZeRO-3 working copy included)
+  double grads = 0;         // gradients
+  double optimizer = 0;     // optimizer state and fp32 master weights
+  double activations = 0;   // stashed activations and checkpoints at the schedule's peak
+  double comm_buffers = 0;  // send/receive and staging buffers of the collectives and of the pipeline
+  double total() const { return params + grads + optimizer + activations + comm_buffers; }
+};
+
+// Bytes one rank sends per step, per group, and the pipeline's messages.
+struct TrafficPerStep {
+  double dp_bytes = 0;  // gradient reduction and ZeRO gathers over the data-parallel group
+  double tp_bytes = 0;  // tensor-parallel all-reduces inside the blocks
+  double pp_bytes = 0;  // activations and gradients between pipeline stages
+  int64_t dp_collectives = 0, tp_collectives = 0;
+  int64_t pp_messages = 0;
+};
+
+// `rank` is the world rank; its coordinates in the (dp, tp, pp) grid decide
+// which stage, chunks and shard it holds. The layout must pass layout_error().
+MemoryByCategory predict_memory(const ModelShape& m, const Layout& l, int rank);
+TrafficPerStep predict_traffic(const ModelShape& m, const Layout& l, int rank);
+// Floating-point operations of one step on one rank (forward, backward and,
+// with checkpointing, the recomputed forward), the GEMMs' 2*M*N*K each.
+double predict_flops(const ModelShape& m, const Layout& l, int rank);
+
+}  // namespace sp::hybrid
