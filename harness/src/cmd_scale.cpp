@@ -34,6 +34,7 @@ int run_scale(ScaleArgs& a) {
   a.opt.ranks = parse_counts(a.ranks, "rank");
   a.opt.threads = parse_counts(a.threads, "thread");
   const SweepPlan plan = plan_sweep(a.opt);  // everything validated before the folder exists
+  for (const auto& why : plan.left_out) std::printf("left out: %s\n", why.c_str());
   ResultsDir dir(a.out, a.name);
   const std::string tmp = dir.path("");
   auto sweep = run_sweep(plan, tmp);

@@ -34,37 +34,11 @@ std::string timestamp() {
   return buf;
 }
 
-std::string hostname() {
-  char buf[256] = {0};
-  if (gethostname(buf, sizeof buf - 1) != 0 || !buf[0]) return "host";
-  std::string h = buf;
-  for (char& c : h)
-    if (c == '/' || c == '.') c = '_';
-  return h;
-}
-
-// ".<what>.tmp-<pid>-<host>-<6 chars>": the pid says whose it is, the host
-// keeps a run on another node of a shared filesystem from judging it.
-std::string temp_prefix(const std::string& what) {
-  return "." + what + ".tmp-" + std::to_string(getpid()) + "-" + hostname() + "-";
-}
+// ".<what>.tmp-<pid>-<host>-<6 chars>": see temp_cleanup::owned_prefix.
+std::string temp_prefix(const std::string& what) { return temp_cleanup::owned_prefix("." + what + ".tmp-"); }
 
 // Removes temporary entries (folders or links) of processes on this host that are gone.
-void remove_stale_temps(const fs::path& parent) {
-  static const std::regex pattern(R"(^\..*\.tmp-([0-9]+)-(.+)-[A-Za-z0-9]{6}$)");
-  const std::string host = hostname();
-  std::error_code ec;
-  for (auto it = fs::directory_iterator(parent, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    std::smatch m;
-    if (!std::regex_match(name, m, pattern) || m[2] != host) continue;
-    const long pid = std::strtol(m[1].str().c_str(), nullptr, 10);
-    if (pid <= 0 || pid == getpid()) continue;
-    if (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to judge)
-    std::error_code rm;
-    fs::remove_all(it->path(), rm);
-  }
-}
+void remove_stale_temps(const fs::path& parent) { temp_cleanup::remove_stale(parent.string(), R"(\..*\.tmp-)"); }
 
 // Moves `from` to `to` unless `to` exists. False when `to` is taken.
 bool rename_no_replace(const std::string& from, const std::string& to) {

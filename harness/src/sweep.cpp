@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "sweep.hpp"
 
 #include <cstdio>
@@ -68,6 +69,31 @@ SweepPlan plan_sweep(const SweepOptions& opt) {
   for (int r : opt.ranks) plan.cases = select_cases(f, r);
   auto proto = plan.tech->make();
   if (opt.mode == "weak") plan.weak_param = weak_param_of(*plan.tech, plan.cases.front().params);
+  // A variant some swept rank count cannot run (a power-of-two algorithm at
+  // 3 ranks) would make launches that must fail: one the user named is an
+  // input error; one selected only as part of "all variants" leaves the sweep
+  // (every series needs every point) and is recorded as left out.
+  const std::vector<int> launched_ranks = plan.axis == "ranks" ? opt.ranks : std::vector<int>{opt.ranks[0]};
+  for (auto& c : plan.cases) {
+    std::vector<std::string> keep;
+    for (const auto& v : c.variants) {
+      std::string why;
+      for (int r : launched_ranks)
+        if (why.empty()) why = proto->why_unavailable(v, r);
+      if (why.empty()) {
+        keep.push_back(v);
+        continue;
+      }
+      if (std::find(opt.variants.begin(), opt.variants.end(), v) != opt.variants.end())
+        throw InputError(opt.technique + ": " + why + "; choose other --ranks or --variant");
+      if (std::find(plan.left_out.begin(), plan.left_out.end(), why) == plan.left_out.end())
+        plan.left_out.push_back(why);
+    }
+    if (keep.empty())
+      throw InputError(opt.technique + ": no variant can run at every rank count of --ranks (" +
+                       (plan.left_out.empty() ? std::string("none selected") : plan.left_out.front()) + ")");
+    c.variants = keep;
+  }
   for (auto& c : plan.cases) {
     if (opt.mode == "weak" && !c.params.has(plan.weak_param))
       throw InputError(opt.technique + ": weak-scaling parameter '" + plan.weak_param + "' missing from " +
@@ -95,6 +121,7 @@ nlohmann::json run_sweep(const SweepPlan& plan, const std::string& dir) {
                           {"band", o.band >= 0 ? o.band : plan.tech->info.tol.scaling_band},
                           {"cores", cores()},
                           {"weak_scale_param", plan.weak_param},
+                          {"left_out", plan.left_out},
                           {"launches", nlohmann::json::array()},
                           {"series", nlohmann::json::array()}};
   std::map<std::string, size_t> series_index;  // variant + "/" + base params -> index in "series"

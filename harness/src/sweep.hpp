@@ -39,6 +39,7 @@ struct SweepPlan {
   std::string axis;                  // ranks | threads
   std::string weak_param;            // weak mode: the parameter multiplied by N
   std::vector<Case> cases;           // the base cases (N = 1 shapes)
+  std::vector<std::string> left_out; // why variants of "all" were left out (a rank count they cannot use)
   std::vector<int> counts() const { return axis == "ranks" ? opt.ranks : opt.threads; }
   Params params_at(const Case& c, int n) const;  // weak: weak_param x n
 };

@@ -6,9 +6,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
+#include <regex>
 
 namespace sp::temp_cleanup {
 
@@ -99,6 +103,40 @@ void untrack(const std::string& folder) {
   std::lock_guard<std::mutex> lock(g_mutex);
   for (int i = 0; i < kSlots; ++i)
     if (g_active[i] && folder == g_paths[i]) g_active[i] = 0;
+}
+
+namespace {
+
+std::string hostname() {
+  char buf[256] = {0};
+  if (gethostname(buf, sizeof buf - 1) != 0 || !buf[0]) return "host";
+  std::string h = buf;
+  for (char& ch : h)
+    if (ch == '/' || ch == '.') ch = '_';
+  return h;
+}
+
+}  // namespace
+
+std::string owned_prefix(const std::string& prefix) {
+  return prefix + std::to_string(getpid()) + "-" + hostname() + "-";
+}
+
+void remove_stale(const std::string& parent, const std::string& prefix_regex) {
+  namespace fs = std::filesystem;
+  const std::regex pattern("^" + prefix_regex + R"(([0-9]+)-(.+)-[A-Za-z0-9]{6}$)");
+  const std::string host = hostname();
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(parent, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    std::smatch m;
+    if (!std::regex_match(name, m, pattern) || m[2] != host) continue;
+    const long pid = std::strtol(m[1].str().c_str(), nullptr, 10);
+    if (pid <= 0 || pid == getpid()) continue;
+    if (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to judge)
+    std::error_code rm;
+    fs::remove_all(it->path(), rm);
+  }
 }
 
 }  // namespace sp::temp_cleanup

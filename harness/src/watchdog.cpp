@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "heartbeat.hpp"
+#include "temp_cleanup.hpp"
 #include "scaleproof/comm.hpp"
 #include "scaleproof/option_range.hpp"
 #include "scaleproof/params.hpp"
@@ -61,8 +62,12 @@ std::string job_folder() {
   const char* tmpdir = std::getenv("TMPDIR");
   for (const char* base : {static_cast<const char*>("/dev/shm"), tmpdir, static_cast<const char*>("/tmp")}) {
     if (!base || !*base || access(base, W_OK) != 0) continue;
-    std::string tmpl = std::string(base) + "/scaleproof-hb-XXXXXX";
-    if (mkdtemp(tmpl.data())) return tmpl;
+    temp_cleanup::remove_stale(base, "scaleproof-hb-");  // left by a job killed with SIGKILL
+    std::string tmpl = std::string(base) + "/" + temp_cleanup::owned_prefix("scaleproof-hb-") + "XXXXXX";
+    if (mkdtemp(tmpl.data())) {
+      temp_cleanup::track(tmpl);  // removed if SIGINT or SIGTERM ends the job
+      return tmpl;
+    }
   }
   return "";
 }
@@ -178,6 +183,7 @@ void stop() {
   if (job.owned && comm::rank() == 0) {
     std::error_code ec;
     fs::remove_all(job.dir, ec);
+    temp_cleanup::untrack(job.dir);
   }
   job.dir.clear();
 }

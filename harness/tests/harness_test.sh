@@ -61,6 +61,13 @@ exit_early)  # rank 1 exits inside run(): the launch ends (no timeout), the rank
   [[ $rc -eq 1 ]] || fail "exit $rc, expected 1"
   grep -q "culprit: rank 1 inside exit_early run" "$work/out" || fail "the exit was not attributed to rank 1"
   check "[l['status'] for l in s['launches']] == ['ok', 'failed']" "s['launches'][1]['wall_s'] < 50" ;;
+rank_rules)  # a named variant some swept rank count cannot run: refused before any launch, nothing written
+  rc=$(run scale -t all_reduce --variant ring --variant rabenseifner --ranks 1,2,3 -s conformance --name t "${fast[@]}")
+  [[ $rc -eq 2 ]] || fail "exit $rc, expected 2"
+  [[ $(wc -l <"$work/out") -eq 1 ]] || fail "more than one line"
+  grep -q "rabenseifner needs a power-of-two rank count (got 3)" "$work/out" || fail "rule not named"
+  [[ ! -e results ]] || fail "something was written"
+  ! grep -q "^\[scale" "$work/out" || fail "a point was launched" ;;
 compare)  # crafted folders: gemm fp32 30% slower in B
   rc=$(run compare "$data/compare/a" "$data/compare/b" --json "$work/cmp.json")
   [[ $rc -eq 1 ]] || fail "exit $rc, expected 1 (a regression)"

@@ -18,7 +18,28 @@ expect_line() {
 }
 fast=(--min-time 0.01 -r 1)
 
+# hb_folders PID: the heartbeat folders a job of process PID owns.
+hb_folders() { ls -d /dev/shm/scaleproof-hb-"$1"-* "${TMPDIR:-/tmp}"/scaleproof-hb-"$1"-* /tmp/scaleproof-hb-"$1"-* 2>/dev/null; }
+# start_hang: a one-rank job hanging in its technique call; sets pid once its heartbeat folder exists.
+start_hang() {
+  "$bin" bench -t hang --set on_rank=0 --timeout 120 "${fast[@]}" --out "$work/results" --name "h$1" >/dev/null 2>&1 &
+  pid=$!
+  for _ in $(seq 100); do [[ -n $(hb_folders $pid) ]] && return; sleep 0.1; done
+  fail "no heartbeat folder for process $pid"
+}
+
 case $case_ in
+heartbeat_cleanup)  # the heartbeat folder goes with SIGTERM/SIGINT; after SIGKILL the next job removes it
+  set -m  # job control: a background job keeps SIGINT (a script's background jobs otherwise ignore it)
+  for sig in TERM INT; do
+    start_hang $sig; kill -$sig $pid; wait $pid
+    [[ -z $(hb_folders $pid) ]] || fail "SIG$sig left $(hb_folders $pid)"
+  done
+  start_hang KILL; kill -KILL $pid; wait $pid
+  [[ -n $(hb_folders $pid) ]] || fail "SIGKILL removed the folder: the next check cannot fail"
+  rc=$(run "$bin" bench -t stream_copy -s conformance "${fast[@]}" --out "$work/results" --name next)
+  [[ $rc -eq 0 ]] || fail "the next job: exit $rc"
+  [[ -z $(hb_folders $pid) ]] || fail "the next job left the killed job's $(hb_folders $pid)" ;;
 bench_np2)  # rank 1 hangs inside run(); rank 0 waits in MPI_Allreduce; partial results kept and marked
   rc=$(run "$mpiexec" -n 2 "$bin" bench -t hang --set on_rank=1 --timeout 3 "${fast[@]}" --out "$work/results" --name t)
   [[ $rc -ne 0 ]] || fail "exit 0 after a hang"

@@ -136,8 +136,12 @@ class Technique {
   virtual Counts counts(const Params& p, int nranks) const = 0;
   // Variants that can run in this build (vendor libraries may be absent).
   virtual std::vector<std::string> available_variants() const { return info_.variants; }
-  // Why a declared variant is not available (for the error when one is asked for by name).
+  // Why a declared variant cannot run at `nranks` ranks in this build, or ""
+  // when it can (the error when one is asked for by name; `scale` asks for
+  // every rank count it will launch before the first launch).
   virtual std::string why_unavailable(const std::string& variant, int /*nranks*/) const {
+    for (const auto& v : available_variants())
+      if (v == variant) return {};
     return "variant '" + variant + "' is not available in this build";
   }
 
