@@ -173,6 +173,11 @@ sed -i -E -e "s#(^|[^A-Za-z0-9_./-])/usr(/|\$|[\"' ])#\1$R/usr\2#g" -e "s#-([LI]
 for w in mpicc mpicxx mpifort; do [[ -x $R/usr/bin/$w.mpich ]] && ln -sf "$R/usr/bin/$w.mpich" "$prefix/bin/$w"; done
 ln -sf "$R/usr/bin/mpiexec.hydra" "$prefix/bin/mpiexec"
 ln -sf "$R/usr/bin/mpiexec.hydra" "$prefix/bin/mpirun"
+# hydra starts its proxy from the folder of the name it was called by (argv[0],
+# not the link's target), so the proxy must sit beside the links.
+for h in hydra_pmi_proxy hydra_nameserver hydra_persist; do
+  [[ -x $R/usr/bin/$h ]] && ln -sf "$R/usr/bin/$h" "$prefix/bin/$h"
+done
 libdirs=$lib
 [[ -d $lib/openblas-pthread ]] && libdirs=$libdirs:$lib/openblas-pthread
 for d in "${hints[@]}"; do libdirs=$libdirs:$(ls -d "$d"/lib* | head -n1); done
