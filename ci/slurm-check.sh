@@ -16,7 +16,7 @@
 # skip): Slurm cannot be installed here.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(realpath "${1:-$root/build/default/harness/scaleproof}")
+bin=$(realpath "${1:-$root/build/default/harness/scaleproof_testing}")
 packages=(slurmctld slurmd slurm-client munge)
 unset "${!SLURM_@}"  # a surrounding Slurm job must not leak into the private cluster
 

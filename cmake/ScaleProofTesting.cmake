@@ -19,7 +19,7 @@ endfunction()
 # written (harness/tests/cli_test.sh). The test is named cli_NAME.
 function(sp_cli_test name expect_rc)
   _sp_labels(labels cli)
-  add_test(NAME cli_${name} COMMAND bash ${SP_CLI_TEST_SCRIPT} $<TARGET_FILE:scaleproof> ${expect_rc} ${ARGN})
+  add_test(NAME cli_${name} COMMAND bash ${SP_CLI_TEST_SCRIPT} $<TARGET_FILE:scaleproof_testing> ${expect_rc} ${ARGN})
   set_tests_properties(cli_${name} PROPERTIES LABELS "${labels}" ENVIRONMENT "${SP_TEST_ENV}")
 endfunction()
 
@@ -30,7 +30,7 @@ function(sp_cli_test_mpi name np expect_rc)
   endif()
   _sp_labels(labels "cli;mpi")
   add_test(NAME cli_${name} COMMAND bash ${SP_CLI_TEST_SCRIPT} ${MPIEXEC_EXECUTABLE} ${expect_rc}
-                                    ${MPIEXEC_NUMPROC_FLAG} ${np} $<TARGET_FILE:scaleproof> ${ARGN})
+                                    ${MPIEXEC_NUMPROC_FLAG} ${np} $<TARGET_FILE:scaleproof_testing> ${ARGN})
   set_tests_properties(cli_${name} PROPERTIES LABELS "${labels}" ENVIRONMENT "${SP_TEST_ENV}" PROCESSORS 2)
 endfunction()
 
