@@ -1,0 +1,100 @@
+// Machine figures for the planner; see plan_machine.hpp.
+#include "suites/hybrid/plan_machine.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "harness/src/models.hpp"
+#include "harness/src/results.hpp"
+#include "scaleproof/params.hpp"
+
+namespace sp::hybrid::plan {
+
+namespace {
+
+MachineFigures uniform(double gemm, const Link& l, const std::string& what) {
+  if (!(gemm > 0) || !std::isfinite(gemm)) throw InputError(what + ": no positive GEMM rate");
+  if (!(l.alpha >= 0) || !std::isfinite(l.alpha) || !(l.beta > 0) || !std::isfinite(l.beta) || !(l.gamma >= 0) ||
+      !std::isfinite(l.gamma))
+    throw InputError(what + ": alpha must be >= 0, beta > 0 and gamma >= 0 (finite)");
+  MachineFigures m;
+  m.gemm_flops = gemm;
+  m.tp = m.dp = m.pp = l;
+  return m;
+}
+
+}  // namespace
+
+MachineFigures machine_from_figures(double gemm_gflops, double alpha_us, double beta_gbs, double gamma_gbs) {
+  Link l;
+  l.alpha = alpha_us * 1e-6;
+  l.beta = beta_gbs > 0 ? 1e-9 / beta_gbs : 0;
+  l.gamma = gamma_gbs > 0 ? 1e-9 / gamma_gbs : 0;
+  return uniform(gemm_gflops * 1e9, l, "plan: --gemm-gflops, --alpha-us, --beta-gbs");
+}
+
+MachineFigures machine_from_bench(const nlohmann::json& bench, const std::string& what) {
+  double gemm = 0, largest = -1;
+  Link link;
+  bool have_link = false;
+  for (const MeasuredCase& c : read_measurements(bench)) {
+    auto counter = [&](const char* k) {
+      auto it = c.m.counters.find(k);
+      return it == c.m.counters.end() ? NAN : it->second;
+    };
+    if (c.technique == "gemm" && c.variant == "kokkos" && c.m.seconds > 0)
+      gemm = std::max(gemm, counter("flop") / c.m.seconds);
+    if (c.technique == "all_reduce" && c.variant == "ring" && !std::isnan(counter("alpha_s"))) {
+      const double count = static_cast<double>(Params::parse(c.params).i_or("count", 0));
+      if (count > largest) {
+        largest = count;
+        link = {counter("alpha_s"), counter("beta_s_per_B"), counter("gamma_s_per_B")};
+        have_link = true;
+      }
+    }
+  }
+  if (gemm <= 0) throw InputError(what + ": no measured rate of the project's GEMM (technique gemm, variant kokkos)");
+  if (!have_link)
+    throw InputError(what + ": no alpha-beta calibration (technique all_reduce, variant ring, at 2 or more ranks)");
+  if (std::isnan(link.gamma)) link.gamma = 0;
+  return uniform(gemm, link, what);
+}
+
+MachineFigures machine_from_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const std::string file = fs::is_directory(path, ec) ? (fs::path(path) / "bench.json").string() : path;
+  if (!fs::is_regular_file(file, ec)) throw InputError("--machine: " + file + " does not exist");
+  const nlohmann::json& j = read_json(file);
+  try {
+    if (j.is_object() && j.contains("benchmarks")) return machine_from_bench(j, "--machine " + file);
+    if (j.is_object() && j.contains("machine") && j["machine"].is_object() && j["machine"].contains("gemm_flops")) {
+      const auto& m = j["machine"];
+      Link l{m.at("alpha_s").get<double>(), m.at("beta_s_per_B").get<double>(), m.value("gamma_s_per_B", 0.0)};
+      return uniform(m.at("gemm_flops").get<double>(), l, "--machine " + file);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    const std::string where = input_error_from(e);
+    throw InputError("--machine: " + (where.empty() ? file + ": " + e.what() : where));
+  }
+  throw InputError("--machine: " + file +
+                   " holds no measured figures (a results folder's bench.json, or a plan's \"machine\" object)");
+}
+
+nlohmann::json to_json(const MachineFigures& m) {
+  return {{"gemm_flops", m.gemm_flops},
+          {"alpha_s", m.tp.alpha},
+          {"beta_s_per_B", m.tp.beta},
+          {"gamma_s_per_B", m.tp.gamma}};
+}
+
+std::string describe(const MachineFigures& m) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "GEMM %.4g GFLOP/s, alpha %.3g us, beta %.4g GB/s, gamma %s", m.gemm_flops / 1e9,
+                m.tp.alpha * 1e6, 1e-9 / m.tp.beta,
+                m.tp.gamma > 0 ? (std::to_string(1e-9 / m.tp.gamma).substr(0, 6) + " GB/s").c_str() : "free");
+  return buf;
+}
+
+}  // namespace sp::hybrid::plan

@@ -1,0 +1,52 @@
+#pragma once
+// `scaleproof plan --verify K` (docs/planner.md, "Verification"): the top K
+// layouts and K more spread over the ranking, run with the composed step at a
+// scaled-down shape on the ranks at hand, predicted vs measured step time,
+// judged by the mean absolute relative error and Spearman's rank correlation.
+#include <string>
+#include <vector>
+
+#include "suites/hybrid/plan_search.hpp"
+
+namespace sp::hybrid::plan {
+
+// Declared bands of the two verdicts.
+inline constexpr double kMaxMeanAbsError = 0.10;
+inline constexpr double kMinSpearman = 0.9;
+
+// Indices into a ranking of n layouts: 0..K-1, then K more evenly spread over
+// K..n-1 (both ends included for K >= 2, the middle one for K = 1); every
+// index once, ascending. Fewer when n is small.
+std::vector<int> pick_verified(int n, int k);
+
+// Spearman's rho with average ranks for ties: the Pearson correlation of the
+// ranks. NaN when fewer than 2 pairs or a side has a single rank value.
+double spearman(const std::vector<double>& a, const std::vector<double>& b);
+// Mean over i of |predicted_i - measured_i| / measured_i (measured > 0).
+double mean_abs_rel_error(const std::vector<double>& predicted, const std::vector<double>& measured);
+
+// A shape of the same kind small enough to run several steps per second on a
+// CPU: 2 heads per rank (so any tp up to the ranks divides them) of 16
+// columns, 8 blocks, 32 tokens, 8 sequences per rank, no vocabulary (the
+// composed step is embedding-free).
+ModelShape scale_down(int ranks);
+
+struct VerifyRow {
+  Candidate planned;
+  int position = 0;  // 0-based place in the ranking
+  double measured = 0;  // seconds per step
+};
+struct VerifyResult {
+  MachineFigures machine;  // measured on the same ranks
+  ModelShape model;
+  std::vector<VerifyRow> rows;
+  double mae = 0, rho = 0;
+  bool mae_pass = false, rho_pass = false;
+};
+
+// Runs on every rank of the job (all must call it); InputError when the
+// composed step (technique hybrid_step) is not in this build or the job has
+// fewer than 2 ranks.
+VerifyResult verify(int k, StorageType storage, double min_time);
+
+}  // namespace sp::hybrid::plan
