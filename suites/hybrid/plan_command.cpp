@@ -3,8 +3,14 @@
 // a sample of them with the composed step and judges the predictions
 // (docs/planner.md).
 #include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
 
 #include "harness/src/launch.hpp"
 #include "harness/src/manifest.hpp"
@@ -36,6 +42,7 @@ struct PlanArgs {
   int verify = 0;
   double min_time = 0.05;
   bool strict = false;
+  std::string launcher;
   CLI::App* sub = nullptr;
 };
 
@@ -73,6 +80,36 @@ sp::hybrid::MachineFigures machine_of(const PlanArgs& a) {
   return plan::machine_from_figures(a.gemm_gflops, a.alpha_us, a.beta_gbs, a.gamma_gbs);
 }
 
+// Started outside any MPI launcher, --verify launches this same command line
+// on --ranks ranks (default 2), as the main job launches its multi-rank part,
+// and returns the launch's exit code.
+int launch_verify(const PlanArgs& a) {
+  const int n = given(a, "--ranks") ? a.ranks : 2;
+  if (n < 2) throw sp::InputError("plan --verify: --ranks must be 2 or more (the verification measures collectives)");
+  std::vector<std::string> argv = sp::Launcher::from(a.launcher).argv(n);
+  argv.push_back(sp::self_exe());
+  std::ifstream f("/proc/self/cmdline");
+  std::string arg;
+  for (bool first = true; std::getline(f, arg, '\0'); first = false)
+    if (!first) argv.push_back(arg);
+  if (!given(a, "--ranks")) argv.insert(argv.end(), {"--ranks", std::to_string(n)});
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::string threads = std::to_string(std::max(1u, cores / static_cast<unsigned>(n)));
+  const std::string log = (std::filesystem::temp_directory_path() /
+                           ("sp-plan-verify-" + std::to_string(::getpid()) + ".log")).string();
+  const sp::LaunchResult r = sp::run_with_watchdog(argv, {{"OMP_NUM_THREADS", threads}}, log, 3600, true);
+  const std::string why = sp::last_line(log, true);
+  std::error_code ec;
+  std::filesystem::remove(log, ec);
+  if (r.ok()) return 0;
+  if (!r.timed_out && r.signal == 0 && (r.exit_code == 1 || r.exit_code == 2)) {
+    if (r.exit_code == 2) std::fprintf(stderr, "%s\n", why.c_str());
+    return r.exit_code;
+  }
+  std::fprintf(stderr, "scaleproof: plan --verify: the launch on %d ranks failed (%s)\n", n, r.describe().c_str());
+  return 3;
+}
+
 int run_plan(const PlanArgs& a) {
   // Every input is checked before any work starts.
   const StorageType storage = parse_storage(a.storage);
@@ -80,6 +117,8 @@ int run_plan(const PlanArgs& a) {
   if (a.verify > 0) {
     if (!a.preset.empty() || given(a, "--layers") || !a.machine.empty() || given(a, "--gemm-gflops"))
       throw sp::InputError("plan --verify: plans a scaled-down shape on the measured machine; give no model or machine");
+    plan::check_verifiable();
+    if (sp::comm::size() == 1 && !sp::under_launcher()) return launch_verify(a);
     if (given(a, "--ranks") && a.ranks != sp::comm::size())
       throw sp::InputError("plan --verify: runs on the ranks it has (" + std::to_string(sp::comm::size()) +
                            "); --ranks must be that or absent");
@@ -143,6 +182,7 @@ sp::Registry::Command add_plan(CLI::App& app) {
   sp::cli::positive(c->add_option("--min-time", a.min_time, "Seconds per repetition of each --verify case"), 60)
       ->capture_default_str();
   c->add_flag("--strict", a.strict, "With --verify: exit 1 when a verdict fails");
+  c->add_option("--launcher", a.launcher, "With --verify outside a launcher: how to start --ranks ranks ({n}; default mpiexec -n {n})");
   sp::Registry::Command cmd{c, [] { return run_plan(a); }};
   cmd.on_ranks = true;
   return cmd;

@@ -39,7 +39,7 @@ std::vector<Layout> enumerate_layouts(const ModelShape& m, int ranks, StorageTyp
       const int pp = ranks / dp / tp;
       for (auto [kind, v] : pipes)
         for (int mb : mbs)
-          for (int z = 0; z <= 3; ++z)
+          for (int z = 0; z <= (dp > 1 ? 3 : 0); ++z)  // ZeRO over one rank is no ZeRO
             for (int k : ckpts) {
               Layout l;
               l.dp = dp, l.tp = tp, l.pp = pp, l.v = v, l.micro_batches = mb, l.schedule = kind;

@@ -44,9 +44,17 @@ struct VerifyResult {
   bool mae_pass = false, rho_pass = false;
 };
 
-// Runs on every rank of the job (all must call it); InputError when the
-// composed step (technique hybrid_step) is not in this build or the job has
-// fewer than 2 ranks.
-VerifyResult verify(int k, StorageType storage, double min_time);
+// The technique that runs one step of a layout: hybrid_step, whose
+// parameters are layers, hidden, heads, seq, batch, dp, tp, pp, v, mb,
+// schedule, zero, storage, ckpt and steps.
+inline constexpr const char* kComposedStep = "hybrid_step";
+
+// InputError unless `step` and the techniques that measure the machine (gemm,
+// all_reduce) are in this build: looked up by name at run time.
+void check_verifiable(const std::string& step = kComposedStep);
+
+// Runs on every rank of the job (all must call it); InputError as
+// check_verifiable(), or when the job has fewer than 2 ranks.
+VerifyResult verify(int k, StorageType storage, double min_time, const std::string& step = kComposedStep);
 
 }  // namespace sp::hybrid::plan

@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 
 #include "harness/src/models.hpp"
 #include "harness/src/results.hpp"
@@ -18,9 +17,7 @@ namespace sp::hybrid::plan {
 
 namespace {
 
-constexpr const char* kStep = "hybrid_step";
-
-const Registered* need(const char* name, const std::string& what) {
+const Registered* need(const std::string& name, const std::string& what) {
   const Registered* r = Registry::get().find(name);
   if (!r) throw InputError("plan --verify: " + what + " (technique " + name + ") is not in this build");
   return r;
@@ -38,8 +35,7 @@ nlohmann::json bench(const std::vector<Case>& cases, double min_time) {
   o.progress = comm::rank() == 0;
   run_benchmarks(cases, o);
   if (comm::rank() != 0) return nullptr;
-  std::ifstream in(file);
-  nlohmann::json j = nlohmann::json::parse(in);
+  nlohmann::json j = read_json(file);  // Google Benchmark writes bare NaN; read_json reads it as null
   std::error_code ec;
   std::filesystem::remove(file, ec);
   return j;
@@ -98,10 +94,17 @@ MachineFigures measure_machine(const ModelShape& m, int world, double min_time) 
 
 }  // namespace
 
-VerifyResult verify(int k, StorageType storage, double min_time) {
+void check_verifiable(const std::string& step) {
+  need(step, "the composed step");
+  need("gemm", "the GEMM rate's measurement");
+  need("all_reduce", "the alpha-beta calibration");
+}
+
+VerifyResult verify(int k, StorageType storage, double min_time, const std::string& step_name) {
+  check_verifiable(step_name);
   const int world = comm::size();
   if (world < 2) throw InputError("plan --verify: needs 2 or more ranks (start it under mpiexec -n 2)");
-  const Registered* step = need(kStep, "the composed step");
+  const Registered* step = need(step_name, "the composed step");
   VerifyResult r;
   r.model = scale_down(world);
   r.machine = measure_machine(r.model, world, min_time);
@@ -128,7 +131,7 @@ VerifyResult verify(int k, StorageType storage, double min_time) {
   for (size_t i = 0; i < r.rows.size(); ++i) {
     const std::string label = cases[i].params.label();
     for (const MeasuredCase& c : measured)
-      if (c.technique == kStep && c.params == label) r.rows[i].measured = c.m.seconds;
+      if (c.technique == step_name && c.params == label) r.rows[i].measured = c.m.seconds;
     if (r.rows[i].measured > 0) {
       pred.push_back(r.rows[i].planned.time.total);
       meas.push_back(r.rows[i].measured);
