@@ -25,10 +25,11 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b);
 // Mean over i of |predicted_i - measured_i| / measured_i (measured > 0).
 double mean_abs_rel_error(const std::vector<double>& predicted, const std::vector<double>& measured);
 
-// A shape of the same kind small enough to run several steps per second on a
-// CPU: 2 heads per rank (so any tp up to the ranks divides them) of 16
-// columns, 8 blocks, 32 tokens, 8 sequences per rank, no vocabulary (the
-// composed step is embedding-free).
+// The shape --verify plans and runs: small enough for a step to take tens of
+// milliseconds on one CPU core per rank, large enough for its GEMMs to
+// dominate. 2 heads per rank (any tp dividing the ranks divides them) of 32
+// columns, 8 blocks (pp x v up to 8), 64 tokens, 8 sequences per rank, no
+// vocabulary (the composed step is embedding-free).
 ModelShape scale_down(int ranks);
 
 struct VerifyRow {

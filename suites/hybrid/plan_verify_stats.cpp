@@ -70,9 +70,9 @@ double mean_abs_rel_error(const std::vector<double>& predicted, const std::vecto
 ModelShape scale_down(int ranks) {
   ModelShape m;
   m.heads = 2 * ranks;
-  m.hidden = 16 * m.heads;
+  m.hidden = 32 * m.heads;
   m.layers = 8;
-  m.seq = 32;
+  m.seq = 64;
   m.ffn = 0;
   m.vocab = 0;
   m.global_batch = 8 * ranks;
