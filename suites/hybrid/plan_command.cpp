@@ -112,7 +112,13 @@ int launch_verify(const PlanArgs& a) {
 
 int run_plan(const PlanArgs& a) {
   // Every input is checked before any work starts.
-  const StorageType storage = parse_storage(a.storage);
+  if (given(a, "--launcher") && a.verify == 0) throw sp::InputError("plan: --launcher applies to --verify only");
+  StorageType storage;
+  try {
+    storage = parse_storage(a.storage);
+  } catch (const sp::InputError& e) {
+    throw sp::InputError(std::string("plan: --storage: ") + e.what());
+  }
   if (!a.json.empty()) sp::check_writable_file(a.json, "--json");
   if (a.verify > 0) {
     if (!a.preset.empty() || given(a, "--layers") || !a.machine.empty() || given(a, "--gemm-gflops"))
