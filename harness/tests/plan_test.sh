@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# plan_test.sh SCALEPROOF RESULTS_FOLDER: `scaleproof plan` end to end.
+# plan_test.sh SCALEPROOF RESULTS_FOLDER PROFILE: `scaleproof plan` end to end.
 #  1. GPT-3 175B on its 1024 GPUs of 80 GiB: exit 0, the table and the
 #     rejection reasons printed, the JSON written with its manifest, the
 #     ranked layouts in order of predicted time, each within 80 GiB;
 #  2. the machine read from a results folder (its GEMM and ring all-reduce
-#     calibration), then from the plan JSON of 1: the same figures;
+#     calibration), then from a plan JSON, then from a `qualify` folder
+#     that judged the results folder: the same figures;
 #  3. a budget nothing fits: exit 1, "no layout fits".
 set -u
-bin=$1; results=$2
+bin=$1; results=$2; profile=$3
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 fig=(--gemm-gflops 140000 --alpha-us 10 --beta-gbs 25)
@@ -43,6 +44,11 @@ echo "$m2"
 "$bin" plan --preset gpt2-small --ranks 2 --memory 4 --machine "$work/p2.json" >"$work/out3" 2>&1 \
   || { cat "$work/out3"; fail "plan --machine PLAN.json exited $?"; }
 [[ "$(grep '^machine:' "$work/out3")" == "$m2" ]] || fail "machine from the plan JSON differs: $(grep '^machine:' "$work/out3")"
+"$bin" qualify --profile "$profile" --results "$results" --out "$work" --name q >/dev/null 2>&1
+[[ -f "$work/q/qualification.json" ]] || fail "qualify wrote no folder"
+"$bin" plan --preset gpt2-small --ranks 2 --memory 4 --machine "$work/q" >"$work/out5" 2>&1 \
+  || { cat "$work/out5"; fail "plan --machine QUALIFY_FOLDER exited $?"; }
+[[ "$(grep '^machine:' "$work/out5")" == "$m2" ]] || fail "machine from the qualify folder differs: $(grep '^machine:' "$work/out5")"
 
 "$bin" plan --preset gpt3-175b --ranks 8 --memory 1 "${fig[@]}" >"$work/out4" 2>&1
 rc=$?

@@ -35,9 +35,10 @@ MachineFigures machine_from_figures(double gemm_gflops, double alpha_us, double 
 }
 
 MachineFigures machine_from_bench(const nlohmann::json& bench, const std::string& what) {
-  double gemm = 0, largest = -1;
-  Link link;
-  bool have_link = false;
+  // Latency from the smallest message's calibration (where alpha dominates
+  // the time), per-byte costs from the largest's (where beta and gamma do).
+  double gemm = 0, smallest = INFINITY, largest = -1;
+  Link small, large;
   for (const MeasuredCase& c : read_measurements(bench)) {
     auto counter = [&](const char* k) {
       auto it = c.m.counters.find(k);
@@ -47,24 +48,34 @@ MachineFigures machine_from_bench(const nlohmann::json& bench, const std::string
       gemm = std::max(gemm, counter("flop") / c.m.seconds);
     if (c.technique == "all_reduce" && c.variant == "ring" && !std::isnan(counter("alpha_s"))) {
       const double count = static_cast<double>(Params::parse(c.params).i_or("count", 0));
-      if (count > largest) {
-        largest = count;
-        link = {counter("alpha_s"), counter("beta_s_per_B"), counter("gamma_s_per_B")};
-        have_link = true;
-      }
+      const Link l{counter("alpha_s"), counter("beta_s_per_B"), counter("gamma_s_per_B")};
+      if (count < smallest) smallest = count, small = l;
+      if (count > largest) largest = count, large = l;
     }
   }
   if (gemm <= 0) throw InputError(what + ": no measured rate of the project's GEMM (technique gemm, variant kokkos)");
-  if (!have_link)
+  if (largest < 0)
     throw InputError(what + ": no alpha-beta calibration (technique all_reduce, variant ring, at 2 or more ranks)");
-  if (std::isnan(link.gamma)) link.gamma = 0;
+  Link link{small.alpha, large.beta, std::isnan(large.gamma) ? 0.0 : large.gamma};
   return uniform(gemm, link, what);
 }
 
 MachineFigures machine_from_file(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const std::string file = fs::is_directory(path, ec) ? (fs::path(path) / "bench.json").string() : path;
+  fs::path dir = path;
+  // A qualification folder (`scaleproof qualify`) judged a results folder:
+  // its own run ("run") or the one --results named.
+  if (fs::is_directory(dir, ec) && !fs::exists(dir / "bench.json", ec) && fs::exists(dir / "qualification.json", ec)) {
+    const nlohmann::json& q = read_json((dir / "qualification.json").string());
+    try {
+      const fs::path results = q.at("results").get<std::string>();
+      dir = results.is_absolute() ? results : dir / results;
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError("--machine: " + input_error_from(e));
+    }
+  }
+  const std::string file = fs::is_directory(dir, ec) ? (dir / "bench.json").string() : path;
   if (!fs::is_regular_file(file, ec)) throw InputError("--machine: " + file + " does not exist");
   const nlohmann::json& j = read_json(file);
   try {
@@ -79,7 +90,8 @@ MachineFigures machine_from_file(const std::string& path) {
     throw InputError("--machine: " + (where.empty() ? file + ": " + e.what() : where));
   }
   throw InputError("--machine: " + file +
-                   " holds no measured figures (a results folder's bench.json, or a plan's \"machine\" object)");
+                   " holds no measured figures (give a results folder or its bench.json, a qualification folder, or a "
+                   "plan's JSON; a qualify profile states thresholds only)");
 }
 
 nlohmann::json to_json(const MachineFigures& m) {

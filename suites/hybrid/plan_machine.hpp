@@ -2,7 +2,8 @@
 // The machine figures the planner's time model needs (GEMM rate, alpha,
 // beta, gamma), from named values or from what the project writes: a results
 // folder (its bench.json: the project's GEMM and the ring all-reduce's
-// calibration) or a plan written by --json (its "machine" object).
+// calibration), a `qualify` folder (the results folder it judged), or a plan
+// written by --json (its "machine" object).
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -16,7 +17,8 @@ MachineFigures machine_from_figures(double gemm_gflops, double alpha_us, double 
 // Throws InputError naming the file (and the field) when it holds no usable figures.
 MachineFigures machine_from_file(const std::string& path);
 // The best median rate of the project's GEMM (technique gemm, variant kokkos)
-// and the alpha-beta-gamma the ring all-reduce calibrated at its largest count.
+// and the ring all-reduce's calibration: alpha at its smallest count, beta
+// and gamma at its largest.
 MachineFigures machine_from_bench(const nlohmann::json& bench, const std::string& what);
 
 nlohmann::json to_json(const MachineFigures& m);

@@ -69,10 +69,13 @@ MachineFigures measure_machine(const ModelShape& m, int world, double min_time) 
   // The block's largest GEMM shape, every rank at once (as in the step).
   cases.push_back(make_case(gemm, Params{{"dtype", "fp32"}, {"M", std::to_string(rows)},
                                          {"N", std::to_string(m.ffn_width())}, {"K", std::to_string(m.hidden)}}, 1));
-  // A tensor-parallel all-reduce's size: one rank's activations.
-  cases.push_back(make_case(ar, Params{{"count", std::to_string(static_cast<long long>(rows) * m.hidden)},
-                                       {"dtype", "fp32"}, {"op", "sum"}, {"inplace", "1"}}, world));
-  cases.back().variants = {"ring"};
+  // Alpha from a small message; beta and gamma at a tensor-parallel
+  // all-reduce's size, one rank's activations.
+  for (long long count : {256LL, static_cast<long long>(rows) * m.hidden}) {
+    cases.push_back(make_case(ar, Params{{"count", std::to_string(count)}, {"dtype", "fp32"}, {"op", "sum"},
+                                         {"inplace", "1"}}, world));
+    cases.back().variants = {"ring"};
+  }
   const nlohmann::json j = bench(cases, min_time);
   double f[4] = {-1, -1, -1, -1};
   std::string err;
