@@ -37,6 +37,7 @@ struct PlanArgs {
   std::string storage = "bf16";
   std::string machine;
   double gemm_gflops = 0, alpha_us = -1, beta_gbs = 0, gamma_gbs = 0;
+  double tp_alpha_us = 0, tp_beta_gbs = 0;  // the tensor-parallel group's own link (e.g. inside a node)
   int top = 10;
   std::string json;
   int verify = 0;
@@ -74,10 +75,17 @@ sp::hybrid::MachineFigures machine_of(const PlanArgs& a) {
                      given(a, "--gamma-gbs");
   if (!a.machine.empty() && named)
     throw sp::InputError("plan: --machine excludes --gemm-gflops, --alpha-us, --beta-gbs and --gamma-gbs");
-  if (!a.machine.empty()) return plan::machine_from_file(a.machine);
-  if (!given(a, "--gemm-gflops") || !given(a, "--alpha-us") || !given(a, "--beta-gbs"))
-    throw sp::InputError("plan: give --machine FILE, or --gemm-gflops, --alpha-us and --beta-gbs");
-  return plan::machine_from_figures(a.gemm_gflops, a.alpha_us, a.beta_gbs, a.gamma_gbs);
+  sp::hybrid::MachineFigures mf;
+  if (!a.machine.empty()) {
+    mf = plan::machine_from_file(a.machine);
+  } else {
+    if (!given(a, "--gemm-gflops") || !given(a, "--alpha-us") || !given(a, "--beta-gbs"))
+      throw sp::InputError("plan: give --machine FILE, or --gemm-gflops, --alpha-us and --beta-gbs");
+    mf = plan::machine_from_figures(a.gemm_gflops, a.alpha_us, a.beta_gbs, a.gamma_gbs);
+  }
+  if (given(a, "--tp-alpha-us")) mf.tp.alpha = a.tp_alpha_us * 1e-6;
+  if (given(a, "--tp-beta-gbs")) mf.tp.beta = 1e-9 / a.tp_beta_gbs;
+  return mf;
 }
 
 // Started outside any MPI launcher, --verify launches this same command line
@@ -121,7 +129,8 @@ int run_plan(const PlanArgs& a) {
   }
   if (!a.json.empty()) sp::check_writable_file(a.json, "--json");
   if (a.verify > 0) {
-    if (!a.preset.empty() || given(a, "--layers") || !a.machine.empty() || given(a, "--gemm-gflops"))
+    if (!a.preset.empty() || given(a, "--layers") || !a.machine.empty() || given(a, "--gemm-gflops") ||
+        given(a, "--tp-beta-gbs") || given(a, "--tp-alpha-us"))
       throw sp::InputError("plan --verify: plans a scaled-down shape on the measured machine; give no model or machine");
     plan::check_verifiable();
     if (sp::comm::size() == 1 && !sp::under_launcher()) return launch_verify(a);
@@ -181,6 +190,10 @@ sp::Registry::Command add_plan(CLI::App& app) {
   sp::cli::range(c->add_option("--alpha-us", a.alpha_us, "Latency per message, microseconds"), 0, 1e7);
   sp::cli::positive(c->add_option("--beta-gbs", a.beta_gbs, "Bandwidth per rank, GB/s"), 1e6);
   sp::cli::positive(c->add_option("--gamma-gbs", a.gamma_gbs, "Reduction rate, GB/s (absent: free)"), 1e6);
+  sp::cli::range(c->add_option("--tp-alpha-us", a.tp_alpha_us, "Tensor-parallel group's latency, us (default: the machine's)"),
+                 0, 1e7);
+  sp::cli::positive(c->add_option("--tp-beta-gbs", a.tp_beta_gbs, "Tensor-parallel group's bandwidth, GB/s (default: the machine's)"),
+                    1e6);
   sp::cli::range(c->add_option("--top", a.top, "Layouts to print"), 1, 1e6)->capture_default_str();
   c->add_option("--json", a.json, "Write the plan (with the manifest) to this file, atomically");
   sp::cli::range(c->add_option("--verify", a.verify, "Run the top K and K spread layouts with the composed step"), 0, 64)

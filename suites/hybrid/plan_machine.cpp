@@ -83,7 +83,13 @@ MachineFigures machine_from_file(const std::string& path) {
     if (j.is_object() && j.contains("machine") && j["machine"].is_object() && j["machine"].contains("gemm_flops")) {
       const auto& m = j["machine"];
       Link l{m.at("alpha_s").get<double>(), m.at("beta_s_per_B").get<double>(), m.value("gamma_s_per_B", 0.0)};
-      return uniform(m.at("gemm_flops").get<double>(), l, "--machine " + file);
+      MachineFigures mf = uniform(m.at("gemm_flops").get<double>(), l, "--machine " + file);
+      if (m.contains("tp")) {
+        const auto& t = m["tp"];
+        mf.tp = uniform(mf.gemm_flops, Link{t.at("alpha_s").get<double>(), t.at("beta_s_per_B").get<double>(),
+                                            t.value("gamma_s_per_B", 0.0)}, "--machine " + file).tp;
+      }
+      return mf;
     }
   } catch (const nlohmann::json::exception& e) {
     const std::string where = input_error_from(e);
@@ -96,17 +102,31 @@ MachineFigures machine_from_file(const std::string& path) {
 
 nlohmann::json to_json(const MachineFigures& m) {
   return {{"gemm_flops", m.gemm_flops},
-          {"alpha_s", m.tp.alpha},
-          {"beta_s_per_B", m.tp.beta},
-          {"gamma_s_per_B", m.tp.gamma}};
+          {"alpha_s", m.dp.alpha},
+          {"beta_s_per_B", m.dp.beta},
+          {"gamma_s_per_B", m.dp.gamma},
+          {"tp", {{"alpha_s", m.tp.alpha}, {"beta_s_per_B", m.tp.beta}, {"gamma_s_per_B", m.tp.gamma}}}};
 }
 
-std::string describe(const MachineFigures& m) {
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "GEMM %.4g GFLOP/s, alpha %.3g us, beta %.4g GB/s, gamma %s", m.gemm_flops / 1e9,
-                m.tp.alpha * 1e6, 1e-9 / m.tp.beta,
-                m.tp.gamma > 0 ? (std::to_string(1e-9 / m.tp.gamma).substr(0, 6) + " GB/s").c_str() : "free");
+namespace {
+
+std::string link_text(const Link& l) {
+  char buf[160];
+  char gamma[40] = "free";
+  if (l.gamma > 0) std::snprintf(gamma, sizeof gamma, "%.4g GB/s", 1e-9 / l.gamma);
+  std::snprintf(buf, sizeof buf, "alpha %.3g us, beta %.4g GB/s, gamma %s", l.alpha * 1e6, 1e-9 / l.beta, gamma);
   return buf;
+}
+
+}  // namespace
+
+std::string describe(const MachineFigures& m) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "GEMM %.4g GFLOP/s, ", m.gemm_flops / 1e9);
+  std::string s = buf + link_text(m.dp);
+  if (m.tp.alpha != m.dp.alpha || m.tp.beta != m.dp.beta || m.tp.gamma != m.dp.gamma)
+    s += "; tensor-parallel group: " + link_text(m.tp);
+  return s;
 }
 
 }  // namespace sp::hybrid::plan

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "kernels/hybrid/megatron.hpp"
+#include "kernels/hybrid/presets.hpp"
 #include "suites/hybrid/plan_machine.hpp"
 
 namespace sp::hybrid::plan {
@@ -47,6 +48,16 @@ nlohmann::json candidate_json(const Candidate& c) {
           {"comm_share", c.time.comm_share()}};
 }
 
+// The best-ranked layout with the preset's published t and p on its GPU
+// count: its place (0-based), or -1 when none fits or the counts differ.
+int published_place(const Request& r, const Plan& p, const std::string& preset) {
+  const Preset* pr = preset.empty() ? nullptr : find_preset(preset);
+  if (!pr || pr->gpus != r.ranks || pr->gpus < 2) return -1;
+  for (size_t i = 0; i < p.ranked.size(); ++i)
+    if (p.ranked[i].layout.tp == pr->tp && p.ranked[i].layout.pp == pr->pp) return static_cast<int>(i);
+  return -1;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const Layout& l) {
@@ -71,6 +82,14 @@ std::string plan_table(const Request& r, const Plan& p, int top, const std::stri
     }
   } else {
     s += "no layout fits\n";
+  }
+  if (const Preset* pr = preset.empty() ? nullptr : find_preset(preset); pr && pr->gpus == r.ranks && pr->gpus > 1) {
+    const int at = published_place(r, p, preset);
+    if (at < 0)
+      s += fmt("published layout t=%d p=%d: none of its layouts fits\n", pr->tp, pr->pp);
+    else
+      s += fmt("published layout t=%d p=%d: best at #%d, %s, %.2f GiB, %.5g s\n", pr->tp, pr->pp, at + 1,
+               describe(p.ranked[at].layout).c_str(), p.ranked[at].memory.total() / kGiB, p.ranked[at].time.total);
   }
   if (!p.rejected.empty()) {
     s += "rejected layouts, per reason:\n";
@@ -97,7 +116,8 @@ nlohmann::json plan_json(const Request& r, const Plan& p, int top, const std::st
           {"fitting", p.ranked.size()},
           {"ranked", ranked},
           {"rejected", rejected},
-          {"smallest_rejected_memory_bytes", p.smallest_rejected_memory}};
+          {"smallest_rejected_memory_bytes", p.smallest_rejected_memory},
+          {"published_layout_place", published_place(r, p, preset) + 1}};  // 1-based; 0: none
 }
 
 std::string verify_table(const VerifyResult& v) {
