@@ -137,7 +137,8 @@ int run_plan(const PlanArgs& a) {
     if (given(a, "--ranks") && a.ranks != sp::comm::size())
       throw sp::InputError("plan --verify: runs on the ranks it has (" + std::to_string(sp::comm::size()) +
                            "); --ranks must be that or absent");
-    const plan::VerifyResult v = plan::verify(a.verify, storage, a.min_time);
+    // The machine's GEMM rate is measured in fp32: fp32 storage unless asked otherwise.
+    const plan::VerifyResult v = plan::verify(a.verify, given(a, "--storage") ? storage : StorageType::fp32, a.min_time);
     const nlohmann::json manifest =
         a.json.empty() ? nlohmann::json() : sp::collect_manifest({sp::process_command_line(), sp::comm::size(), sp::kx::concurrency()});
     if (sp::comm::rank() != 0) return 0;

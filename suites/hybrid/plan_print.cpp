@@ -129,6 +129,7 @@ std::string verify_table(const VerifyResult& v) {
     s += fmt("%6d  %-50s %14.5g %14.5g %+8.1f%%\n", r.position + 1, describe(r.planned.layout).c_str(),
              r.planned.time.total, r.measured, 100 * e);
   }
+  for (const std::string& why : v.refused) s += "refused by the step, not run: " + why + "\n";
   s += fmt("mean absolute error %.1f%% (band <= %.0f%%): %s\n", 100 * v.mae, 100 * kMaxMeanAbsError,
            v.mae_pass ? "PASS" : "FAIL");
   s += fmt("Spearman rank correlation %.3f (band >= %.2f): %s\n", v.rho, kMinSpearman, v.rho_pass ? "PASS" : "FAIL");
@@ -147,6 +148,7 @@ nlohmann::json verify_json(const VerifyResult& v) {
   return {{"model", model_json(v.model)},
           {"machine", to_json(v.machine)},
           {"rows", rows},
+          {"refused", v.refused},
           {"verdicts",
            {{{"quantity", "mean absolute error of step time"}, {"value", num(v.mae)}, {"band_hi", kMaxMeanAbsError},
              {"status", v.mae_pass ? "PASS" : "FAIL"}},

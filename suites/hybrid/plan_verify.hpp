@@ -41,6 +41,7 @@ struct VerifyResult {
   MachineFigures machine;  // measured on the same ranks
   ModelShape model;
   std::vector<VerifyRow> rows;
+  std::vector<std::string> refused;  // picked layouts the step's validate() refused, with why
   double mae = 0, rho = 0;
   bool mae_pass = false, rho_pass = false;
 };

@@ -124,9 +124,16 @@ VerifyResult verify(int k, StorageType storage, double min_time, const std::stri
     VerifyRow row;
     row.planned = plan.ranked[i];
     row.position = i;
-    r.rows.push_back(row);
-    cases.push_back(make_case(step, step_params(r.model, row.planned.layout), world));
+    try {
+      cases.push_back(make_case(step, step_params(r.model, row.planned.layout), world));
+      r.rows.push_back(row);
+    } catch (const InputError& e) {  // a rule of the step's own beyond layout_error(): reported, not run
+      r.refused.push_back(describe(row.planned.layout) + ": " + e.what());
+    }
   }
+  if (r.rows.size() < 2)
+    throw InputError("plan --verify: fewer than 2 layouts to run" +
+                     (r.refused.empty() ? std::string() : " (the step refused " + r.refused.front() + ")"));
   const nlohmann::json j = bench(cases, min_time);
   if (comm::rank() != 0) return r;
   const auto measured = read_measurements(j);
