@@ -138,7 +138,9 @@ int run_plan(const PlanArgs& a) {
       throw sp::InputError("plan --verify: runs on the ranks it has (" + std::to_string(sp::comm::size()) +
                            "); --ranks must be that or absent");
     // The machine's GEMM rate is measured in fp32: fp32 storage unless asked otherwise.
-    const plan::VerifyResult v = plan::verify(a.verify, given(a, "--storage") ? storage : StorageType::fp32, a.min_time);
+    const plan::VerifyResult v =
+        plan::verify(a.verify, given(a, "--storage") ? storage : StorageType::fp32, a.min_time, plan::kComposedStep,
+                     given(a, "--memory") ? a.memory_gib * 1073741824.0 : 0);
     const nlohmann::json manifest =
         a.json.empty() ? nlohmann::json() : sp::collect_manifest({sp::process_command_line(), sp::comm::size(), sp::kx::concurrency()});
     if (sp::comm::rank() != 0) return 0;

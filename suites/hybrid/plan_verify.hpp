@@ -57,6 +57,8 @@ void check_verifiable(const std::string& step = kComposedStep);
 
 // Runs on every rank of the job (all must call it); InputError as
 // check_verifiable(), or when the job has fewer than 2 ranks.
-VerifyResult verify(int k, StorageType storage, double min_time, const std::string& step = kComposedStep);
+// memory_bytes: the budget per rank (0: the node's memory divided by the ranks).
+VerifyResult verify(int k, StorageType storage, double min_time, const std::string& step = kComposedStep,
+                    double memory_bytes = 0);
 
 }  // namespace sp::hybrid::plan

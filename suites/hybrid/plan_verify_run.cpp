@@ -103,7 +103,7 @@ void check_verifiable(const std::string& step) {
   need("all_reduce", "the alpha-beta calibration");
 }
 
-VerifyResult verify(int k, StorageType storage, double min_time, const std::string& step_name) {
+VerifyResult verify(int k, StorageType storage, double min_time, const std::string& step_name, double memory_bytes) {
   check_verifiable(step_name);
   const int world = comm::size();
   if (world < 2) throw InputError("plan --verify: needs 2 or more ranks (start it under mpiexec -n 2)");
@@ -115,7 +115,7 @@ VerifyResult verify(int k, StorageType storage, double min_time, const std::stri
   Request req;
   req.model = r.model;
   req.ranks = world;
-  req.memory_bytes = physical_memory_bytes() / world;
+  req.memory_bytes = memory_bytes > 0 ? memory_bytes : physical_memory_bytes() / world;
   req.storage = storage;
   req.machine = r.machine;
   const Plan plan = make_plan(req);
