@@ -51,6 +51,8 @@ BASE = {
     "model parallel": [("model", None), ("parallel", None)],
     "model zero": [("model", None), ("zero", None)],
     "conv-table": [("conv-table", None), (None, os.path.join(DATA, "qualify", "run"))],
+    "plan": [("plan", None), ("--preset", "gpt2-small"), ("--ranks", "4"), ("--gemm-gflops", "1000"),
+             ("--alpha-us", "1"), ("--beta-gbs", "10"), ("--json", "OUT")],
 }
 
 

@@ -1,0 +1,132 @@
+// Machine figures for the planner; see plan_machine.hpp.
+#include "suites/hybrid/plan_machine.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "harness/src/models.hpp"
+#include "harness/src/results.hpp"
+#include "scaleproof/params.hpp"
+
+namespace sp::hybrid::plan {
+
+namespace {
+
+MachineFigures uniform(double gemm, const Link& l, const std::string& what) {
+  if (!(gemm > 0) || !std::isfinite(gemm)) throw InputError(what + ": no positive GEMM rate");
+  if (!(l.alpha >= 0) || !std::isfinite(l.alpha) || !(l.beta > 0) || !std::isfinite(l.beta) || !(l.gamma >= 0) ||
+      !std::isfinite(l.gamma))
+    throw InputError(what + ": alpha must be >= 0, beta > 0 and gamma >= 0 (finite)");
+  MachineFigures m;
+  m.gemm_flops = gemm;
+  m.tp = m.dp = m.pp = l;
+  return m;
+}
+
+}  // namespace
+
+MachineFigures machine_from_figures(double gemm_gflops, double alpha_us, double beta_gbs, double gamma_gbs) {
+  Link l;
+  l.alpha = alpha_us * 1e-6;
+  l.beta = beta_gbs > 0 ? 1e-9 / beta_gbs : 0;
+  l.gamma = gamma_gbs > 0 ? 1e-9 / gamma_gbs : 0;
+  return uniform(gemm_gflops * 1e9, l, "plan: --gemm-gflops, --alpha-us, --beta-gbs");
+}
+
+MachineFigures machine_from_bench(const nlohmann::json& bench, const std::string& what) {
+  // Latency from the smallest message's calibration (where alpha dominates
+  // the time), per-byte costs from the largest's (where beta and gamma do).
+  double gemm = 0, smallest = INFINITY, largest = -1;
+  Link small, large;
+  for (const MeasuredCase& c : read_measurements(bench)) {
+    auto counter = [&](const char* k) {
+      auto it = c.m.counters.find(k);
+      return it == c.m.counters.end() ? NAN : it->second;
+    };
+    if (c.technique == "gemm" && c.variant == "kokkos" && c.m.seconds > 0)
+      gemm = std::max(gemm, counter("flop") / c.m.seconds);
+    if (c.technique == "all_reduce" && c.variant == "ring" && !std::isnan(counter("alpha_s"))) {
+      const double count = static_cast<double>(Params::parse(c.params).i_or("count", 0));
+      const Link l{counter("alpha_s"), counter("beta_s_per_B"), counter("gamma_s_per_B")};
+      if (count < smallest) smallest = count, small = l;
+      if (count > largest) largest = count, large = l;
+    }
+  }
+  if (gemm <= 0) throw InputError(what + ": no measured rate of the project's GEMM (technique gemm, variant kokkos)");
+  if (largest < 0)
+    throw InputError(what + ": no alpha-beta calibration (technique all_reduce, variant ring, at 2 or more ranks)");
+  Link link{small.alpha, large.beta, std::isnan(large.gamma) ? 0.0 : large.gamma};
+  return uniform(gemm, link, what);
+}
+
+MachineFigures machine_from_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = path;
+  // A qualification folder (`scaleproof qualify`) judged a results folder:
+  // its own run ("run") or the one --results named.
+  if (fs::is_directory(dir, ec) && !fs::exists(dir / "bench.json", ec) && fs::exists(dir / "qualification.json", ec)) {
+    const nlohmann::json& q = read_json((dir / "qualification.json").string());
+    try {
+      const fs::path results = q.at("results").get<std::string>();
+      dir = results.is_absolute() ? results : dir / results;
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError("--machine: " + input_error_from(e));
+    }
+  }
+  const std::string file = fs::is_directory(dir, ec) ? (dir / "bench.json").string() : path;
+  if (!fs::is_regular_file(file, ec)) throw InputError("--machine: " + file + " does not exist");
+  const nlohmann::json& j = read_json(file);
+  try {
+    if (j.is_object() && j.contains("benchmarks")) return machine_from_bench(j, "--machine " + file);
+    if (j.is_object() && j.contains("machine") && j["machine"].is_object() && j["machine"].contains("gemm_flops")) {
+      const auto& m = j["machine"];
+      Link l{m.at("alpha_s").get<double>(), m.at("beta_s_per_B").get<double>(), m.value("gamma_s_per_B", 0.0)};
+      MachineFigures mf = uniform(m.at("gemm_flops").get<double>(), l, "--machine " + file);
+      if (m.contains("tp")) {
+        const auto& t = m["tp"];
+        mf.tp = uniform(mf.gemm_flops, Link{t.at("alpha_s").get<double>(), t.at("beta_s_per_B").get<double>(),
+                                            t.value("gamma_s_per_B", 0.0)}, "--machine " + file).tp;
+      }
+      return mf;
+    }
+  } catch (const nlohmann::json::exception& e) {
+    const std::string where = input_error_from(e);
+    throw InputError("--machine: " + (where.empty() ? file + ": " + e.what() : where));
+  }
+  throw InputError("--machine: " + file +
+                   " holds no measured figures (give a results folder or its bench.json, a qualification folder, or a "
+                   "plan's JSON; a qualify profile states thresholds only)");
+}
+
+nlohmann::json to_json(const MachineFigures& m) {
+  return {{"gemm_flops", m.gemm_flops},
+          {"alpha_s", m.dp.alpha},
+          {"beta_s_per_B", m.dp.beta},
+          {"gamma_s_per_B", m.dp.gamma},
+          {"tp", {{"alpha_s", m.tp.alpha}, {"beta_s_per_B", m.tp.beta}, {"gamma_s_per_B", m.tp.gamma}}}};
+}
+
+namespace {
+
+std::string link_text(const Link& l) {
+  char buf[160];
+  char gamma[40] = "free";
+  if (l.gamma > 0) std::snprintf(gamma, sizeof gamma, "%.4g GB/s", 1e-9 / l.gamma);
+  std::snprintf(buf, sizeof buf, "alpha %.3g us, beta %.4g GB/s, gamma %s", l.alpha * 1e6, 1e-9 / l.beta, gamma);
+  return buf;
+}
+
+}  // namespace
+
+std::string describe(const MachineFigures& m) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "GEMM %.4g GFLOP/s, ", m.gemm_flops / 1e9);
+  std::string s = buf + link_text(m.dp);
+  if (m.tp.alpha != m.dp.alpha || m.tp.beta != m.dp.beta || m.tp.gamma != m.dp.gamma)
+    s += "; tensor-parallel group: " + link_text(m.tp);
+  return s;
+}
+
+}  // namespace sp::hybrid::plan

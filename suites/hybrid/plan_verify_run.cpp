@@ -1,0 +1,157 @@
+// `plan --verify`: measures the machine and the chosen layouts through the
+// registry and the harness's runner (which owns all timing); see plan_verify.hpp.
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "harness/src/models.hpp"
+#include "harness/src/results.hpp"
+#include "harness/src/runner.hpp"
+#include "harness/src/selection.hpp"
+#include "scaleproof/comm.hpp"
+#include "suites/hybrid/plan_machine.hpp"
+#include "suites/hybrid/plan_verify.hpp"
+
+namespace sp::hybrid::plan {
+
+namespace {
+
+const Registered* need(const std::string& name, const std::string& what) {
+  const Registered* r = Registry::get().find(name);
+  if (!r) throw InputError("plan --verify: " + what + " (technique " + name + ") is not in this build");
+  return r;
+}
+
+// Runs the cases; rank 0 gets the benchmark JSON back, the others null.
+nlohmann::json bench(const std::vector<Case>& cases, double min_time) {
+  const std::string file = (std::filesystem::temp_directory_path() /
+                            ("sp-plan-verify-" + std::to_string(::getpid()) + ".json")).string();
+  BenchOptions o;
+  o.min_time = min_time;
+  o.repetitions = 3;
+  o.json_out = comm::rank() == 0 ? file : "";
+  o.console = false;
+  o.progress = comm::rank() == 0;
+  run_benchmarks(cases, o);
+  if (comm::rank() != 0) return nullptr;
+  nlohmann::json j = read_json(file);  // Google Benchmark writes bare NaN; read_json reads it as null
+  std::error_code ec;
+  std::filesystem::remove(file, ec);
+  return j;
+}
+
+Case make_case(const Registered* r, Params p, int validate_ranks) {
+  r->make()->validate(p, validate_ranks);
+  Case c;
+  c.tech = r;
+  c.size = Size::small;
+  c.params = std::move(p);
+  c.variants = {r->info.variants.at(0)};
+  return c;
+}
+
+Params step_params(const ModelShape& m, const Layout& l) {
+  Params p;
+  p.set("layers", m.layers).set("hidden", m.hidden).set("heads", m.heads).set("seq", m.seq);
+  p.set("batch", m.global_batch).set("dp", l.dp).set("tp", l.tp).set("pp", l.pp).set("v", l.v);
+  p.set("mb", l.micro_batches).set("schedule", mp::to_string(l.schedule)).set("zero", l.zero_stage);
+  p.set("storage", to_string(l.storage)).set("ckpt", l.ckpt_every).set("steps", 1);
+  return p;
+}
+
+// The machine's figures measured on these ranks, the same on every rank.
+MachineFigures measure_machine(const ModelShape& m, int world, double min_time) {
+  const Registered* gemm = need("gemm", "the GEMM rate's measurement");
+  const Registered* ar = need("all_reduce", "the alpha-beta calibration");
+  const int rows = m.seq * m.global_batch / world;  // one rank's tokens per step
+  std::vector<Case> cases;
+  // The block's largest GEMM shape, every rank at once (as in the step).
+  cases.push_back(make_case(gemm, Params{{"dtype", "fp32"}, {"M", std::to_string(rows)},
+                                         {"N", std::to_string(m.ffn_width())}, {"K", std::to_string(m.hidden)}}, 1));
+  // Alpha from a small message; beta and gamma at a tensor-parallel
+  // all-reduce's size, one rank's activations.
+  for (long long count : {256LL, static_cast<long long>(rows) * m.hidden}) {
+    cases.push_back(make_case(ar, Params{{"count", std::to_string(count)}, {"dtype", "fp32"}, {"op", "sum"},
+                                         {"inplace", "1"}}, world));
+    cases.back().variants = {"ring"};
+  }
+  const nlohmann::json j = bench(cases, min_time);
+  double f[4] = {-1, -1, -1, -1};
+  std::string err;
+  if (comm::rank() == 0) {
+    try {
+      const MachineFigures mf = machine_from_bench(j, "plan --verify");
+      f[0] = mf.gemm_flops, f[1] = mf.tp.alpha, f[2] = mf.tp.beta, f[3] = mf.tp.gamma;
+    } catch (const InputError& e) {
+      err = e.what();
+    }
+  }
+  for (double& x : f) x = comm::max(x);
+  if (f[0] <= 0) throw InputError(err.empty() ? "plan --verify: the machine's figures could not be measured" : err);
+  MachineFigures mf;
+  mf.gemm_flops = f[0];
+  mf.tp = mf.dp = mf.pp = Link{f[1], f[2], f[3]};
+  return mf;
+}
+
+}  // namespace
+
+void check_verifiable(const std::string& step) {
+  need(step, "the composed step");
+  need("gemm", "the GEMM rate's measurement");
+  need("all_reduce", "the alpha-beta calibration");
+}
+
+VerifyResult verify(int k, StorageType storage, double min_time, const std::string& step_name, double memory_bytes) {
+  check_verifiable(step_name);
+  const int world = comm::size();
+  if (world < 2) throw InputError("plan --verify: needs 2 or more ranks (start it under mpiexec -n 2)");
+  const Registered* step = need(step_name, "the composed step");
+  VerifyResult r;
+  r.model = scale_down(world);
+  r.machine = measure_machine(r.model, world, min_time);
+
+  Request req;
+  req.model = r.model;
+  req.ranks = world;
+  req.memory_bytes = memory_bytes > 0 ? memory_bytes : physical_memory_bytes() / world;
+  req.storage = storage;
+  req.machine = r.machine;
+  const Plan plan = make_plan(req);
+  std::vector<Case> cases;
+  for (int i : pick_verified(static_cast<int>(plan.ranked.size()), k)) {
+    VerifyRow row;
+    row.planned = plan.ranked[i];
+    row.position = i;
+    try {
+      cases.push_back(make_case(step, step_params(r.model, row.planned.layout), world));
+      r.rows.push_back(row);
+    } catch (const InputError& e) {  // a rule of the step's own beyond layout_error(): reported, not run
+      r.refused.push_back(describe(row.planned.layout) + ": " + e.what());
+    }
+  }
+  if (r.rows.size() < 2)
+    throw InputError("plan --verify: fewer than 2 layouts to run" +
+                     (r.refused.empty() ? std::string() : " (the step refused " + r.refused.front() + ")"));
+  const nlohmann::json j = bench(cases, min_time);
+  if (comm::rank() != 0) return r;
+  const auto measured = read_measurements(j);
+  std::vector<double> pred, meas;
+  for (size_t i = 0; i < r.rows.size(); ++i) {
+    const std::string label = cases[i].params.label();
+    for (const MeasuredCase& c : measured)
+      if (c.technique == step_name && c.params == label) r.rows[i].measured = c.m.seconds;
+    if (r.rows[i].measured > 0) {
+      pred.push_back(r.rows[i].planned.time.total);
+      meas.push_back(r.rows[i].measured);
+    }
+  }
+  r.mae = mean_abs_rel_error(pred, meas);
+  r.rho = spearman(pred, meas);
+  r.mae_pass = r.mae <= kMaxMeanAbsError;
+  r.rho_pass = r.rho >= kMinSpearman;
+  return r;
+}
+
+}  // namespace sp::hybrid::plan

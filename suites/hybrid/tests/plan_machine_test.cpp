@@ -1,0 +1,77 @@
+// The planner's machine figures: named values converted exactly, and the
+// figures read from a benchmark JSON as the project writes it (the project's
+// GEMM only, alpha from the smallest calibrated all-reduce, beta and gamma
+// from the largest).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "scaleproof/params.hpp"
+#include "suites/hybrid/plan_machine.hpp"
+
+namespace {
+
+using namespace sp::hybrid;
+using nlohmann::json;
+
+json entry(const std::string& name, double us, json counters) {
+  json e = {{"name", name + "/manual_time"}, {"run_name", name + "/manual_time"}, {"run_type", "aggregate"},
+            {"aggregate_name", "median"}, {"real_time", us}, {"time_unit", "us"}};
+  e.update(counters);
+  return e;
+}
+
+json calibration(double alpha, double beta, double gamma) {
+  return {{"alpha_s", alpha}, {"beta_s_per_B", beta}, {"gamma_s_per_B", gamma}, {"ranks", 2}};
+}
+
+TEST(PlanMachine, NamedFiguresConvertExactly) {
+  const MachineFigures m = plan::machine_from_figures(1000, 2, 10, 4);
+  EXPECT_EQ(m.gemm_flops, 1000 * 1e9);
+  EXPECT_EQ(m.tp.alpha, 2 * 1e-6);
+  EXPECT_EQ(m.tp.beta, 1e-9 / 10);
+  EXPECT_EQ(m.tp.gamma, 1e-9 / 4);
+  EXPECT_EQ(m.dp.beta, m.tp.beta);
+  EXPECT_EQ(m.pp.alpha, m.tp.alpha);
+  EXPECT_EQ(plan::machine_from_figures(1000, 2, 10, 0).dp.gamma, 0.0);  // reductions free
+  EXPECT_THROW(plan::machine_from_figures(0, 2, 10, 0), sp::InputError);
+  EXPECT_THROW(plan::machine_from_figures(1000, 2, 0, 0), sp::InputError);
+}
+
+TEST(PlanMachine, FiguresFromABenchmarkJson) {
+  json b = {{"benchmarks", json::array()}};
+  auto& v = b["benchmarks"];
+  // 2e9 FLOPs in 1000 us and 4e9 in 1000 us (kokkos): 4e12 FLOP/s; OpenBLAS faster, not the step's GEMM.
+  v.push_back(entry("gemm/gemm/kokkos/dtype=fp32,M=1000,N=1000,K=1000", 1000, {{"flop", 2e9}}));
+  v.push_back(entry("gemm/gemm/kokkos/dtype=fp32,M=1000,N=1000,K=2000", 1000, {{"flop", 4e9}}));
+  v.push_back(entry("gemm/gemm/openblas/dtype=fp32,M=1000,N=1000,K=2000", 100, {{"flop", 4e9}}));
+  const std::string ar = "collectives/all_reduce/";
+  v.push_back(entry(ar + "ring/count=65536,dtype=fp32,op=sum,inplace=1", 50, calibration(9e-6, 2e-10, 1e-10)));
+  v.push_back(entry(ar + "ring/count=256,dtype=fp32,op=sum,inplace=1", 5, calibration(1e-6, 7e-10, 3e-10)));
+  v.push_back(entry(ar + "ring/count=4096,dtype=fp32,op=sum,inplace=1", 8, calibration(3e-6, 5e-10, 2e-10)));
+  v.push_back(entry(ar + "rabenseifner/count=1048576,dtype=fp32,op=sum,inplace=1", 9, calibration(1, 1, 1)));
+  const MachineFigures m = plan::machine_from_bench(b, "test");
+  EXPECT_EQ(m.gemm_flops, 4e9 / 1e-3);
+  EXPECT_EQ(m.dp.alpha, 1e-6);
+  EXPECT_EQ(m.dp.beta, 2e-10);
+  EXPECT_EQ(m.dp.gamma, 1e-10);
+  EXPECT_EQ(m.tp.beta, m.dp.beta);
+}
+
+TEST(PlanMachine, ABenchmarkJsonWithoutTheFiguresIsRefused) {
+  json only_gemm = {{"benchmarks", json::array({entry("gemm/gemm/kokkos/dtype=fp32,M=8,N=8,K=8", 1, {{"flop", 1024}})})}};
+  EXPECT_THROW(plan::machine_from_bench(only_gemm, "test"), sp::InputError);
+  json only_ring = {{"benchmarks", json::array({entry("collectives/all_reduce/ring/count=256,dtype=fp32,op=sum,inplace=1",
+                                                      5, calibration(1e-6, 7e-10, 3e-10))})}};
+  EXPECT_THROW(plan::machine_from_bench(only_ring, "test"), sp::InputError);
+}
+
+TEST(PlanMachine, JsonRoundTripKeepsTheTensorParallelLink) {
+  MachineFigures m = plan::machine_from_figures(1000, 10, 25, 0);
+  m.tp.beta = 1e-9 / 300;
+  const json j = plan::to_json(m);
+  EXPECT_EQ(j["tp"]["beta_s_per_B"].get<double>(), m.tp.beta);
+  EXPECT_EQ(j["beta_s_per_B"].get<double>(), m.dp.beta);
+}
+
+}  // namespace
