@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Roofline chart of a `scaleproof run` results folder (Williams et al. 2009;
-../../shared/MODELS.md, "Roofline").
+docs/roofline.md, "Roofline").
 
 Reads machine.json (the roofs measured in the run) and bench.json (Google
 Benchmark JSON: per case the FLOP count per call, arithmetic intensity and

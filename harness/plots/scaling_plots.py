@@ -4,7 +4,7 @@
 Reads fits.json (written by harness/src/scaling_analysis.cpp) and writes
 scaling-<i>.png per series: speedup and efficiency vs N with the fitted
 Amdahl or Gustafson curve, and the Karp-Flatt serial fraction e(N).
-Formulas: ../../shared/MODELS.md, "Scaling laws". Every plotted number is
+Formulas: docs/SCALING.md, "Scaling laws". Every plotted number is
 read from fits.json; the curves are the fitted law evaluated on a grid.
 Usage: scaling_plots.py RESULTS_DIR
 """

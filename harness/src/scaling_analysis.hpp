@@ -3,7 +3,7 @@
 // and the Karp-Flatt serial fraction at every point; Amdahl (strong) or
 // Gustafson (weak) fitted on the points that were timed meaningfully (not
 // oversubscribed); each timed speedup judged against the fitted law within
-// the declared band. Formulas: ../../shared/MODELS.md, "Scaling laws".
+// the declared band. Formulas: docs/SCALING.md, "Scaling laws".
 #include <nlohmann/json.hpp>
 #include <vector>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Scaling laws fitted to measured times (../../shared/MODELS.md, "Scaling
+// Scaling laws fitted to measured times (docs/SCALING.md, "Scaling
 // laws"): Amdahl's T(N) = T_s + T_p/N by linear least squares in 1/N,
 // Gustafson's scaled speedup S(N) = (1-f) + f N by least squares through
 // S(1) = 1, and the Karp-Flatt experimentally determined serial fraction.
@@ -28,7 +28,7 @@ struct AmdahlFit {
   double time_at(double n) const { return t_serial + t_parallel / n; }
 };
 
-// Ordinary least squares of T on x = 1/N (MODELS.md: the model is linear in 1/N).
+// Ordinary least squares of T on x = 1/N (docs/SCALING.md: the model is linear in 1/N).
 inline AmdahlFit fit_amdahl(const std::vector<double>& n, const std::vector<double>& t) {
   AmdahlFit fit;
   const size_t m = n.size();

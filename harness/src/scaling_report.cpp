@@ -87,7 +87,7 @@ std::string render_scaling(const std::string& dir, const std::string& plot_note)
        " s per launch, " + std::to_string(sweep.value("cores", 0)) + " cores, declared band +/-" +
        g(sweep["band"], "%g") + " around the fitted law";
   if (sweep.value("mode", "") == "weak") s += ", problem grows as " + sweep.value("weak_scale_param", "") + " x N";
-  s += ". Formulas: ../shared/MODELS.md, \"Scaling laws\". Times are the " + sweep.value("statistic", "median") +
+  s += ". Formulas: docs/SCALING.md, \"Scaling laws\". Times are the " + sweep.value("statistic", "median") +
        " over repetitions (each the mean over its iterations, max over ranks), "
        "from each launch's bench.json; points where ranks x threads exceed the cores are marked oversubscribed, "
        "shown hollow in the plots and left out of every fit and verdict.\n\n";

@@ -7,7 +7,7 @@
 //   broadcast  (k + p - 2) (alpha + (n/k) beta)
 //   reduce     (k + p - 2) (alpha + (n/k) (beta + gamma))
 // (derived here; for k >> p both tend to n beta, independent of p, like the
-// ring all-reduce of seed 000).
+// ring all-reduce).
 #include <algorithm>
 
 #include "kernels/collectives/ring.hpp"

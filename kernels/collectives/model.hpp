@@ -1,6 +1,6 @@
 #pragma once
 // The alpha-beta-gamma (Hockney) model of each algorithm here, and the
-// bandwidth conventions of nccl-tests, from ../shared/MODELS.md
+// bandwidth conventions of nccl-tests, from docs/collectives.md
 // ("Collectives"). n is the collective's size S in bytes (the whole buffer,
 // as nccl-tests' size column), p the rank count.
 #include <cmath>
@@ -86,8 +86,9 @@ inline Link link_pattern(const std::string& coll, const std::string& algo) {
 // step depends on which cache last wrote the lines it reads, so each cycle
 // leaves every slice as the algorithm's own calls leave it: e.g. the ring
 // all-gather alone sends a chunk no rank writes, the ring all-reduce's all-
-// gather step sends the chunk it has just reduced (measured, 512 KiB, in
-// this VM's slow state: 46 vs 252 us; docs/collectives.md).
+// gather step sends the chunk it has just reduced (a chunk last written by
+// another cache costs a coherence miss per line, which a cycle of the wrong
+// calls would charge to the algorithm).
 enum class Slot : unsigned char { A, B, S };
 struct CycleStep {
   enum Kind : unsigned char {
@@ -145,8 +146,8 @@ inline MessageShape message_shape(const std::string& coll, const std::string& al
 namespace sp::coll {
 
 // Bytes each rank sends per traffic phase (the largest over ranks), as the
-// formulas give them; exact when p divides the count. Seed 000: each ring
-// phase moves (p-1)n/p per rank; seed 003: the parameter server pushes
+// formulas give them; exact when p divides the count. Each ring
+// phase moves (p-1)n/p per rank: the parameter server pushes
 // (p-1)n out (and takes (p-1)n in).
 inline std::map<std::string, double> traffic_per_rank(const std::string& coll, const std::string& algo, int p,
                                                       double n) {

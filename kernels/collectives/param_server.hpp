@@ -1,9 +1,9 @@
 #pragma once
-// Parameter-server all-reduce (seed 003): every worker pushes its whole
+// Parameter-server all-reduce: every worker pushes its whole
 // buffer to one server rank, which reduces the p-1 contributions into its
 // own and pushes the result back. All 2(p-1)n bytes go through the server's
 // link, so its time grows with p:
-//   2(p-1)(alpha + n beta) + (p-1) n gamma   (derived; MODELS.md "Collectives").
+//   2(p-1)(alpha + n beta) + (p-1) n gamma   (derived; docs/collectives.md "Collectives").
 // Traffic phases: "push" (workers -> server) and "pull" (server -> workers).
 
 #include "kernels/collectives/ring.hpp"

@@ -7,7 +7,7 @@
 // Rabenseifner (MPICH allreduce_intra_reduce_scatter_allgather.c): recursive
 // halving reduce-scatter, then recursive doubling all-gather:
 //   2 lg p alpha + 2 ((p-1)/p) n beta + ((p-1)/p) n gamma.
-// (../shared/MODELS.md, "Collectives".) Both need p to be a power of two;
+// (docs/collectives.md, "Collectives".) Both need p to be a power of two;
 // MPICH folds the extra ranks in first, this suite instead refuses other
 // rank counts (std::invalid_argument here, a one-line input error in the
 // CLI) so the measured algorithm is exactly the modelled one.

@@ -2,8 +2,8 @@
 // Point-to-point transports for the collective algorithms, the data-parallel
 // and the model-parallel techniques. A transport moves raw bytes between
 // ranks and counts every byte and message it sends and receives, per phase
-// label, so traffic can be checked against the formulas of ../shared/MODELS.md
-// (e.g. (p-1)n/p per ring phase, seed 000).
+// label, so traffic can be checked against the formulas of docs/collectives.md
+// (e.g. (p-1)n/p per ring phase).
 //
 // MpiTransport moves host memory over MPI point-to-point. Device data is
 // staged through the host by the caller (see the collectives algorithms);

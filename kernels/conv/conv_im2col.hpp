@@ -1,5 +1,5 @@
 #pragma once
-// Convolution as im2col followed by the project's GEMM (seed 004): for each
+// Convolution as im2col followed by the project's GEMM: for each
 // image the input patches are unrolled into a (C_in/g * kh * kw) x (OH * OW)
 // matrix per group, and the group's weights, a C_out/g x (C_in/g * kh * kw)
 // row-major matrix as stored, multiply it with kernels/gemm/gemm_tiled.hpp.

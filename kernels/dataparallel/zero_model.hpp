@@ -1,6 +1,6 @@
 #pragma once
 // Analytical memory and traffic of data parallelism and ZeRO stages 1-3
-// (Rajbhandari et al., SC'20; ../shared/MODELS.md, "Data parallelism and
+// (Rajbhandari et al., SC'20; docs/dataparallel.md, "Data parallelism and
 // ZeRO"). One formula structure for every precision convention:
 //
 //   bytes/device = P*Psi*[full params] + G*Psi*[full grads] + K*Psi*[full optimizer]

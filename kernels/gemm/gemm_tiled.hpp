@@ -1,6 +1,6 @@
 #pragma once
 // C = A * B (row-major, any M, N, K), tiled for the memory hierarchy as
-// seed 001 describes: each team owns an MC x NC block of C; for every KC-long
+// the GotoBLAS scheme (Goto and van de Geijn 2008): each team owns an MC x NC block of C; for every KC-long
 // slice of K it packs the A block (MC x KC) and B block (KC x NC) into team
 // scratch, sized to sit in the per-core cache (L2 on a CPU, shared memory on
 // a GPU), and each thread then accumulates MR x NR register tiles from them.

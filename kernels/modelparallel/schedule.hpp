@@ -7,7 +7,7 @@
 // model order); chunk c lives on rank c % p, so rank i holds chunks
 // i, i+p, i+2p, ... (the interleaved virtual pipeline; v = 1 is the plain
 // pipeline). F(mb, c) needs F(mb, c-1)'s output; B(mb, c) needs F(mb, c) on
-// the same rank and B(mb, c+1)'s input gradient. ../shared/MODELS.md,
+// the same rank and B(mb, c+1)'s input gradient. docs/modelparallel.md,
 // "Pipeline parallelism".
 #include <string>
 #include <vector>
@@ -51,7 +51,7 @@ struct LayerRange {
 };
 LayerRange chunk_layers(int layers, int chunks, int c);
 
-// Predictions of ../shared/MODELS.md for the shape (fractions of step time).
+// Predictions of docs/modelparallel.md for the shape (fractions of step time).
 double predicted_bubble(ScheduleKind k, int p, int m, int v);
 // Peak number of (micro-batch, chunk) activation sets rank i holds at once:
 // GPipe m; 1F1B min(p - i, m); interleaved min(warm-up + 1, m v) with

@@ -5,7 +5,7 @@
 // (g) and in the backward pass before a column-parallel layer (f). Each call
 // is counted with its direction and the bytes the transport moved, so the
 // counts can be checked against "two all-reduces forward and two backward
-// per transformer layer" (../shared/MODELS.md, "Tensor parallelism").
+// per transformer layer" (docs/modelparallel.md, "Tensor parallelism").
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 

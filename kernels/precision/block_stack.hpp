@@ -1,7 +1,7 @@
 #pragma once
-// Activation checkpointing (Chen et al. 2016; MODELS.md "Activation
+// Activation checkpointing (Chen et al. 2016; docs/precision.md "Activation
 // checkpointing") on a stack of n blocks, each of s sublayers
-// x_{l+1} = relu(x_l W_l) (seed 003: a transformer layer has 5 linear inputs).
+// x_{l+1} = relu(x_l W_l) (a transformer layer has 5 linear inputs).
 // keep-all stores every x_l for backward. Checkpointing every k blocks
 // stores only the input of each k-block segment; backward walks the
 // segments last to first, recomputes the segment's activations from its

@@ -3,7 +3,7 @@
 // stored in a narrow type S (fp32, fp16, bf16 or int8) and every product is
 // accumulated in the type of C (fp32 for floating storage, int32 for int8),
 // as tensor cores and int8 dot-product instructions do (Micikevicius et al.
-// 2018; seed 003 for int8 -> int32).
+// 2018; Jacob et al. 2018 for int8 -> int32).
 //
 // One team per row block; each row of C is accumulated in place while the
 // rows of B stream past it, so the innermost loop is contiguous in B and C

@@ -1,5 +1,5 @@
 #pragma once
-// Dynamic loss scaling as torch.amp.GradScaler does it (MODELS.md "Mixed
+// Dynamic loss scaling as torch.amp.GradScaler does it (docs/precision.md "Mixed
 // precision"; defaults init_scale 2^16, growth_factor 2, backoff_factor 0.5,
 // growth_interval 2000): the loss is multiplied by S before backward; after
 // backward the gradients are checked for inf/NaN on the device, and the host

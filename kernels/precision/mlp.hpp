@@ -1,6 +1,6 @@
 #pragma once
 // A two-layer MLP trained with mixed precision (Micikevicius et al. 2018,
-// MODELS.md "Mixed precision"): weights, activations and gradients stored in
+// docs/precision.md "Mixed precision"): weights, activations and gradients stored in
 // S (fp32, fp16 or bf16), every GEMM accumulating in fp32, fp32 master
 // weights updated by SGD, the loss scaled by the GradScaler's S before
 // backward and the gradients unscaled and checked for inf/NaN before the step.

@@ -1,5 +1,5 @@
 #pragma once
-// Symmetric absmax int8 quantization (MODELS.md "Quantization", seed 003,
+// Symmetric absmax int8 quantization (docs/precision.md "Quantization",
 // BMInf): scale = max|x| / 127 over a group (the whole tensor, a row or a
 // column), q = round(x / scale) clamped to [-127, 127], x ~ q * scale.
 // Defined edge cases: a group that is all zeros gets scale 0 and q = 0

@@ -1,5 +1,5 @@
 #pragma once
-// Pruning (seed 003's companion to quantization): unstructured magnitude
+// Pruning (the companion to quantization): unstructured magnitude
 // pruning of a weight matrix W (M x K) to CSR with a CSR x dense kernel, and
 // structured (output-channel) pruning to a smaller dense matrix that the
 // ordinary dense GEMM then multiplies.

@@ -1,6 +1,6 @@
 #pragma once
 // Reference for dynamic loss scaling, written from the description of
-// torch.amp.GradScaler (MODELS.md "Mixed precision") as a function of the
+// torch.amp.GradScaler (docs/precision.md "Mixed precision") as a function of the
 // whole overflow history rather than as an object: the scale in force at
 // step t is init * backoff^(#overflows before t) * growth^(#completed clean
 // runs of length `interval` since the last overflow, summed over the

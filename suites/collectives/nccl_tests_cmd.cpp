@@ -252,7 +252,7 @@ int run(const Options& o) {
         const double mx = comm::max(sent), all = comm::sum(sent);
         const int w = std::snprintf(line, sizeof line, "#   %s traffic %-18s sent/rank %12.0f B (formula %12.0f)",
                                     algo.c_str(), phase.c_str(), mx, f);
-        if (algo == "ring" || algo == "rabenseifner")  // seed 000: each phase moves (p-1)n over all ranks
+        if (algo == "ring" || algo == "rabenseifner")  // each phase moves (p-1)n over all ranks
           std::snprintf(line + w, sizeof line - w, ", all ranks %13.0f B ((p-1)n = %.0f)", all, (p - 1) * S);
         summary.push_back(line);
       }

@@ -39,7 +39,7 @@ class CollectiveTechnique : public sp::Technique {
     if (std::string(c.name) == "all_reduce") i.headline = {"ring:throughput vs mpi", "ring:time (alpha-beta model)"};
     i.tol.min_vs_baseline = c.min_vs_baseline;
     i.tol.prediction_rel = 0.15;
-    i.source = "../shared/MODELS.md Collectives (Hockney alpha-beta, nccl-tests busbw)";
+    i.source = "docs/collectives.md Collectives (Hockney alpha-beta, nccl-tests busbw)";
     using S = sp::Size;
     // Even chunks at p = 2, 3 and 4, first: a chunk sent to or received into
     // the wrong slot has the right size, so it shows as wrong values before an

@@ -1,7 +1,7 @@
 #pragma once
 // What a collective case reports (bandwidths, phase times, traffic counted
 // by the transport, the calibrated model) and how it is judged against
-// ../shared/MODELS.md.
+// docs/collectives.md.
 #include <map>
 #include <string>
 #include <vector>

@@ -1,9 +1,9 @@
 // Composite blocks that factor one convolution into cheaper ones, each
 // against the structure it replaces (same input and output shapes):
 // stacked 3x3 vs 7x7 and vs 5x5 (VGG 2.3), 1x3 then 3x1 vs 3x3
-// (Inception-v3 3), a 1x1 bottleneck around a 3x3 (seed 000), depthwise
+// (Inception-v3 3), a 1x1 bottleneck around a 3x3, depthwise
 // separable vs standard (MobileNet 3.1), group conv, the Ghost module
-// (GhostNet 3.1). Closed forms: lightweight_models.hpp (MODELS.md,
+// (GhostNet 3.1). Closed forms: lightweight_models.hpp (docs/conv.md,
 // "Lightweight convolution").
 #include "scaleproof/registry.hpp"
 #include "suites/conv/block_decl.hpp"
@@ -38,7 +38,7 @@ Structure stack(int n, int k) {
 
 std::vector<sp::ParamSet> stack_sets() {
   auto s = shapes({{"bias", "1"}}, {{"bias", "0"}});
-  s[0].params.set("bias", "0");  // both forms at conformance: 27 C^2 and seed 000's 3 (3*3+1) C
+  s[0].params.set("bias", "0");  // both forms at conformance: 27 C^2 and, with biases, 3 (3*3+1) C
   return s;
 }
 
@@ -50,7 +50,7 @@ Declaration stacked_vs_single(int n, int k) {
                {[n, k](const Params& p) { return models::stacked_params(1, k, I(p, "C"), B(p)) / models::stacked_params(n, 3, I(p, "C"), B(p)); },
                 std::to_string(k * k) + "C^2/" + std::to_string(9 * n) + "C^2 (VGG 2.3; with biases (" + std::to_string(k * k) +
                     "C+1)/(" + std::to_string(9 * n) + "C+" + std::to_string(n) + "))"},
-               "MODELS.md Lightweight convolution: VGG 2.3, seed 000");
+               "docs/conv.md Lightweight convolution: VGG 2.3");
 }
 
 Declaration asym() {
@@ -71,7 +71,7 @@ Declaration asym() {
                 }};
   return block("block_asym", "1x3 then 3x1 vs 3x3 (Inception-v3: saves 33%)", shapes({}, {}), blk, single("3x3", 3),
                {[](const Params&) { return 1 / models::asymmetric_ratio(3); }, "n^2/2n = 3/2, a 33% saving (Inception-v3 3)"},
-               "MODELS.md Lightweight convolution: Inception-v3 3");
+               "docs/conv.md Lightweight convolution: Inception-v3 3");
 }
 
 Declaration bottleneck() {
@@ -94,8 +94,8 @@ Declaration bottleneck() {
                {[](const Params& p) {
                   return models::conv_params(3, 3, I(p, "C"), I(p, "C")) / models::bottleneck_params(I(p, "C"), I(p, "K"), I(p, "C"), 3);
                 },
-                "9MN/(MK + 9KN) (seed 000)"},
-               "MODELS.md Lightweight convolution: seed 000 bottleneck");
+                "9MN/(MK + 9KN)"},
+               "docs/conv.md Lightweight convolution: bottleneck");
 }
 
 Declaration separable() {
@@ -117,7 +117,7 @@ Declaration separable() {
   return block("block_separable", "depthwise 3x3 + pointwise vs standard 3x3 (MobileNet)", shapes({}, {}), blk,
                single("standard3x3", 3),
                {[](const Params& p) { return 1 / models::separable_ratio(I(p, "C"), 3); }, "1/(1/N + 1/k^2) (MobileNet 3.1)"},
-               "MODELS.md Lightweight convolution: MobileNet 3.1");
+               "docs/conv.md Lightweight convolution: MobileNet 3.1");
 }
 
 Declaration group() {
@@ -142,8 +142,8 @@ Declaration group() {
     sets.back().params.set("g", g);
   }
   return block("block_group", "group conv 3x3 with g groups vs standard 3x3", sets, blk, single("standard3x3", 3),
-               {[](const Params& p) { return double(p.i("g")); }, "g (MODELS.md group conv row)"},
-               "MODELS.md Lightweight convolution: group conv");
+               {[](const Params& p) { return double(p.i("g")); }, "g (docs/conv.md group conv row)"},
+               "docs/conv.md Lightweight convolution: group conv");
 }
 
 // Ghost module: m = ceil(C/s) intrinsic maps by a k x k conv, (s-1) cheap
@@ -171,7 +171,7 @@ Declaration ghost() {
                blk, single("standard3x3", 3),
                {[](const Params& p) { return models::ghost_speedup(I(p, "C"), 3, I(p, "s"), I(p, "d")); },
                 "r_s = ck^2/((1/s)ck^2 + ((s-1)/s)d^2) ~ s (GhostNet 3.1; exact when s divides C)"},
-               "MODELS.md Lightweight convolution: GhostNet 3.1");
+               "docs/conv.md Lightweight convolution: GhostNet 3.1");
 }
 
 SP_REGISTER_TECHNIQUE(ConvTechnique<float>, stacked_vs_single(3, 7));

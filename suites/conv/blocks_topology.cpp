@@ -3,7 +3,7 @@
 // (ResNet), dense concatenation (DenseNet), parallel 1x1/3x3/5x5 branches
 // concatenated (Inception: multi-size kernels at one depth) and
 // squeeze-and-excitation channel weighting (SE). Parameter closed forms are
-// sums of the standard-conv row of MODELS.md ("Lightweight convolution").
+// sums of the standard-conv row of docs/conv.md ("Lightweight convolution").
 #include <array>
 
 #include "scaleproof/registry.hpp"
@@ -38,7 +38,7 @@ Declaration residual() {
   return block("block_residual", "ResNet basic block (two 3x3 + identity add) vs the same layers without the skip",
                shapes({}, {}), two_layers(true), two_layers(false),
                {[](const Params&) { return 1.0; }, "1: the skip adds no parameters (ResNet)"},
-               "MODELS.md Lightweight convolution (standard conv row); ResNet");
+               "docs/conv.md Lightweight convolution (standard conv row); ResNet");
 }
 
 // Dense block of two layers with growth rate G: out = [x, y1, y2] (C + 2G channels).
@@ -83,7 +83,7 @@ Declaration dense() {
                   return (c * (c + g) + (c + g) * (c + 2 * g)) / (c * g + (c + g) * g);
                 },
                 "(C(C+G) + (C+G)(C+2G)) / (CG + (C+G)G)"},
-               "MODELS.md Lightweight convolution (standard conv row); DenseNet");
+               "docs/conv.md Lightweight convolution (standard conv row); DenseNet");
 }
 
 // Parallel 1x1, 3x3 and 5x5 branches from the same input, C/4 + C/2 + C/4 channels.
@@ -121,7 +121,7 @@ Declaration inception() {
                   return 25 * c * c / (c * w[0] + 9 * c * w[1] + 25 * c * w[2]);
                 },
                 "25C^2 / C(a + 9b + 25c)"},
-               "MODELS.md Lightweight convolution (standard conv row); Inception");
+               "docs/conv.md Lightweight convolution (standard conv row); Inception");
 }
 
 // 3x3 conv, then SE: global mean -> 1x1 C->C/r (relu) -> 1x1 C/r->C (sigmoid) -> scale.
@@ -159,7 +159,7 @@ Declaration squeeze_excite() {
                   return 9 * c * c / (9 * c * c + 2 * c * cr + cr + c);
                 },
                 "9C^2 / (9C^2 + 2C^2/r + C/r + C)"},
-               "MODELS.md Lightweight convolution (standard conv row); SE (Hu et al. 2018)");
+               "docs/conv.md Lightweight convolution (standard conv row); SE (Hu et al. 2018)");
 }
 
 SP_REGISTER_TECHNIQUE(ConvTechnique<float>, residual());

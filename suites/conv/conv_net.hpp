@@ -40,7 +40,7 @@ class Net {
   const Node& out() const { return nodes_.back(); }
   int out_id() const { return static_cast<int>(nodes_.size()) - 1; }
 
-  double conv_macs() const;     // multiply-adds of all conv layers (FLOPs = 2 MACs, MODELS.md)
+  double conv_macs() const;     // multiply-adds of all conv layers (FLOPs = 2 MACs, docs/conv.md)
   double other_flops() const;   // bias adds, residual adds, pooling, scaling
   double activation_bytes(int elem) const;  // every node's output written once, inputs read once
   std::string describe() const;

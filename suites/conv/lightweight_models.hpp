@@ -1,5 +1,5 @@
 #pragma once
-// Closed forms of ../shared/MODELS.md, section "Lightweight convolution":
+// Closed forms of docs/conv.md, section "Lightweight convolution":
 // parameter counts, multiply-adds and receptive fields of the structures the
 // composite blocks compare. These are the predictions; the measurements are
 // counted from the built layers (NetExec::params_allocated, Net::conv_macs,
@@ -9,7 +9,7 @@
 namespace sp::conv::models {
 
 // Standard k_h x k_w conv, C_in -> C_out, g groups: k_h k_w C_in C_out / g
-// weights (MODELS.md table rows 1-2), + C_out with a bias.
+// weights (docs/conv.md table rows 1-2), + C_out with a bias.
 inline double conv_params(double kh, double kw, double cin, double cout, double g = 1, bool bias = false) {
   return kh * kw * cin * cout / g + (bias ? cout : 0);
 }
@@ -19,7 +19,7 @@ inline double conv_macs_per_pixel(double kh, double kw, double cin, double cout,
 }
 
 // n stacked k x k layers, C -> C: n k^2 C^2 (VGG 2.3: 3 x 3x3 = 27 C^2 vs
-// one 7x7 = 49 C^2); with biases n (k^2 C + 1) C (seed 000: 3 (3*3+1) per
+// one 7x7 = 49 C^2); with biases n (k^2 C + 1) C (3 (3*3+1) per
 // channel pair vs 7*7+1).
 inline double stacked_params(int n, int k, double c, bool bias = false) {
   return n * (double(k) * k * c * c + (bias ? c : 0));
@@ -32,7 +32,7 @@ inline int receptive_field(int n, int k) { return 1 + n * (k - 1); }
 // saving 1 - 2/n = 33% for n = 3 (Inception-v3 3).
 inline double asymmetric_ratio(int n) { return 2.0 / n; }
 
-// 1x1 bottleneck M -> K, then k x k K -> N: M K + k^2 K N (seed 000).
+// 1x1 bottleneck M -> K, then k x k K -> N: M K + k^2 K N.
 inline double bottleneck_params(double m, double k_ch, double n, int k) { return m * k_ch + double(k) * k * k_ch * n; }
 
 // Depthwise separable over standard: (k^2 C_in + C_in C_out) / (k^2 C_in C_out)

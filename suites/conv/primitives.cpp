@@ -4,7 +4,7 @@
 //   conv_depthwise  g = C (MobileNet's per-channel filter)
 //   conv_pointwise  1 x 1 (MobileNet's channel mixer)
 //   conv2d_fp64     the direct and im2col kernels in double (no oneDNN: it has no f64 convolution)
-// Predictions: parameters and FLOPs (MODELS.md "Lightweight convolution"
+// Predictions: parameters and FLOPs (docs/conv.md "Lightweight convolution"
 // rows 1-2) counted from the built layer, and the roofline position.
 #include "kernels/conv/conv_spec.hpp"
 #include "scaleproof/registry.hpp"
@@ -60,7 +60,7 @@ Declaration primitive(const std::string& name, const std::string& summary, SpecF
   d.info.summary = summary;
   d.info.param_sets = std::move(sets);
   d.info.param_rules = {{"bias", 0, 1}};
-  d.info.source = "MODELS.md Lightweight convolution (rows 1-2); Roofline";
+  d.info.source = "docs/conv.md Lightweight convolution (rows 1-2); Roofline";
   auto build = [spec](const Params& p) {
     Net net(static_cast<int>(p.i("N")), in_channels(p), static_cast<int>(p.i("H")), static_cast<int>(p.i("W")));
     net.conv(0, spec(p));

@@ -3,7 +3,7 @@
 // whose counters the results hold): bytes sent per step, the parameter
 // server's load, bytes held per memory category at its peak, bytes over the
 // host link when offloading, and the IMB-NBC overlap %. Formulas from
-// kernels/dataparallel/zero_model.hpp (../shared/MODELS.md) with the suite's
+// kernels/dataparallel/zero_model.hpp (docs/dataparallel.md) with the suite's
 // convention of P + G + K = es + es + 2 es bytes per parameter (fp32: 4+4+8;
 // the paper's mixed precision is 2+2+12, same structure, same 16 total).
 #include <algorithm>
@@ -121,9 +121,9 @@ inline void append_dp_verdicts(const std::string& name, const Params& prm, const
                              counter("host_link_bytes_per_step"), 0, 2 * chunk_slack,
                              "gradient shard down + parameter shard up: 2 es Psi/p (ZeRO-Offload, per rank)"));
   }
-  // The MODELS.md table's total for this stage against the measured model states (INFO:
+  // The docs/dataparallel.md table's total for this stage against the measured model states (INFO:
   // the measured side includes the transient buffers judged above).
-  Verdict total = dp_verdict(name, prm, variant, "model states vs MODELS.md (P+G+K) formula", cost.total(),
+  Verdict total = dp_verdict(name, prm, variant, "model states vs (P+G+K) formula", cost.total(),
                              counter("peak_params") + counter("peak_grads") + counter("peak_optim") +
                                  counter("peak_host_optim"),
                              0, 0, "sum of category peaks incl. transients; fp32 convention 4+4+8 B/param");

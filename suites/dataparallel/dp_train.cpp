@@ -6,7 +6,7 @@
 // the single-process reference trainer (reference/dataparallel), element by
 // element, against that reference's running error bound. Predictions: bytes
 // sent per step (2 Psi / 3 Psi, ring-exact), parameter-server load, memory
-// per category (MODELS.md's (P+G+K) Psi structure with fp32 = 4+4+8 bytes per
+// per category (docs/dataparallel.md's (P+G+K) Psi structure with fp32 = 4+4+8 bytes per
 // parameter), host-link bytes of the offload, and the IMB-NBC overlap %.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
@@ -55,7 +55,7 @@ class DpTrain : public sp::Technique {
     i.variants = variant_names();
     i.ranks = {1, 1 << 30, false};
     i.headline = {"peak optimizer state (device)"};
-    i.source = "MODELS.md Data parallelism and ZeRO; docs/dataparallel.md";
+    i.source = "docs/dataparallel.md Data parallelism and ZeRO; docs/dataparallel.md";
     return i;
   }
 

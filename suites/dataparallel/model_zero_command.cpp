@@ -1,6 +1,6 @@
 // `scaleproof model zero --params P --ranks N`: the per-device memory and
 // per-step traffic of DDP and ZeRO-1/2/3 from kernels/dataparallel/zero_model.hpp
-// (../shared/MODELS.md, "Data parallelism and ZeRO"). With the defaults
+// (docs/dataparallel.md, "Data parallelism and ZeRO"). With the defaults
 // (mixed precision, 7.5e9 parameters, 64 ranks) it prints the paper's Figure 1
 // values: 120, 31.4, 16.6, 1.9 GB.
 #include <CLI/CLI.hpp>

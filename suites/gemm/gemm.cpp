@@ -58,7 +58,7 @@ class Gemm : public sp::Technique {
     // expects a tiled GEMM to reach at least 25% of the measured FMA peak.
     i.tol.min_vs_baseline = 0.5;
     i.tol.roof_min = 0.25;
-    i.source = "MODELS.md Roofline; FLOPs 2MNK";
+    i.source = "docs/roofline.md Roofline; FLOPs 2MNK";
     return i;
   }
 

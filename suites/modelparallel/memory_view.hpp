@@ -1,8 +1,8 @@
 #pragma once
-// Seed 003's memory view: bytes per rank of parameters, gradients, optimizer
+// The memory view: bytes per rank of parameters, gradients, optimizer
 // state and activations of a GPT-style model (L layers of 12 h^2 parameters,
 // no embeddings, biases or layer-norm weights) under data, tensor and
-// pipeline parallelism, from the formulas of ../shared/MODELS.md:
+// pipeline parallelism, from the formulas of docs/modelparallel.md:
 //  - model states, mixed-precision Adam: 2 + 2 + K=12 bytes per parameter
 //    (Rajbhandari et al.), sharded by ZeRO stage over N_d, split by t (TP)
 //    and by the layers a pipeline rank holds;

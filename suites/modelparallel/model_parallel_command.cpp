@@ -1,4 +1,4 @@
-// `scaleproof model parallel`: seed 003's memory view, per-rank bytes of
+// `scaleproof model parallel`: the memory view, per-rank bytes of
 // parameters, gradients, optimizer state and activations for data (DDP,
 // ZeRO-1/2/3), tensor and pipeline parallelism side by side
 // (suites/modelparallel/memory_view.hpp). Defaults: GPT-3 175B's shape

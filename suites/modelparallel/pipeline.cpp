@@ -2,7 +2,7 @@
 // (PipeDream-Flush) and the interleaved virtual pipeline, one training step
 // per call. Conformance: outputs, input gradients and accumulated weight
 // gradients vs the sequential run of the same kernels (bitwise) and vs the
-// plain-loop reference (bounded). Verdicts (MODELS.md "Pipeline
+// plain-loop reference (bounded). Verdicts (docs/modelparallel.md "Pipeline
 // parallelism"): bubble fraction measured (idle / step time, mean over
 // ranks) vs (p-1)/(m+p-1) or (p-1)/(v m+p-1); peak activation sets per stage
 // vs m, p - i, Megatron's interleaved warm-up; p2p messages and bytes per
@@ -56,7 +56,7 @@ class Pipeline : public sp::Technique {
     i.variants = {"kokkos"};
     i.ranks = {1, 64, false};
     i.headline = {"bubble fraction (idle / step, mean over ranks)"};
-    i.source = "MODELS.md Pipeline parallelism; Huang et al. 2019; Narayanan et al. SC'21; Megatron-LM schedules.py";
+    i.source = "docs/modelparallel.md Pipeline parallelism; Huang et al. 2019; Narayanan et al. SC'21; Megatron-LM schedules.py";
     return i;
   }
 
@@ -209,7 +209,7 @@ void Pipeline::predict(const sp::Params& params, const std::string& variant, con
                                         ps + "; (pv-1)/(p-1), about v"));
   }
   if (kind_ == ScheduleKind::interleaved && c.m * c.v > 2 * (p - 1) + (c.v - 1) * p && c.m != p) {
-    // MODELS.md: interleaving holds 1 + (p-1)/(p v) times 1F1B's activations (rank 0: p stages' worth).
+    // docs/modelparallel.md: interleaving holds 1 + (p-1)/(p v) times 1F1B's activations (rank 0: p stages' worth).
     out.push_back(sp::mp::exact_verdict(info_, params, variant, "rank 0 activations in 1F1B stage units", "stages",
                                         p * (1 + (p - 1.0) / (p * c.v)), counter("peak_stash_r0") / c.v,
                                         ps + "; p (1 + (p-1)/(p v))"));

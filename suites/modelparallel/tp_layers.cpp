@@ -4,7 +4,7 @@
 // Conformance: every rank's outputs and gradient shards against the
 // single-rank plain-loop reference (reference/modelparallel/), each element
 // within its running-error bound. Verdicts: all-reduces per call forward and
-// backward (MODELS.md: one each for the MLP and attention, two each per
+// backward (docs/modelparallel.md: one each for the MLP and attention, two each per
 // transformer layer), bytes sent vs the ring all-reduce's 2(t-1)/t n, and the
 // per-rank parameter and activation memory vs the formulas.
 #include <algorithm>
@@ -43,7 +43,7 @@ class TensorParallel : public sp::Technique {
     i.variants = {"kokkos"};
     i.ranks = {1, 64, false};
     i.headline = {"all-reduce bytes sent, all ranks"};
-    i.source = "MODELS.md Tensor parallelism (Megatron-LM); Shoeybi et al. 2019; Korthikanti et al. 2022 Table 2";
+    i.source = "docs/modelparallel.md Tensor parallelism (Megatron-LM); Shoeybi et al. 2019; Korthikanti et al. 2022 Table 2";
     return i;
   }
 

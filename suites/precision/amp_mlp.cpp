@@ -1,4 +1,4 @@
-// Mixed-precision training of a two-layer MLP (MODELS.md "Mixed precision"):
+// Mixed-precision training of a two-layer MLP (docs/precision.md "Mixed precision"):
 // fp16 or bf16 storage with fp32 accumulation, fp32 master weights, static
 // or dynamic loss scaling with GradScaler's defaults, skipped steps on
 // inf/NaN. One run() = `steps` SGD iterations from the same initial state.
@@ -55,7 +55,7 @@ class AmpMlp : public sp::Technique {
     }
     i.variants = {"kokkos"};
     i.tol.roof_min = 0.0;  // small strided GEMMs: the roofline position is reported, not judged
-    i.source = "MODELS.md Mixed precision (Micikevicius et al. 2018; torch.amp.GradScaler defaults)";
+    i.source = "docs/precision.md Mixed precision (Micikevicius et al. 2018; torch.amp.GradScaler defaults)";
     return i;
   }
 

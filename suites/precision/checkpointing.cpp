@@ -1,9 +1,9 @@
-// Activation checkpointing (Chen et al. 2016; MODELS.md "Activation
+// Activation checkpointing (Chen et al. 2016; docs/precision.md "Activation
 // checkpointing"): n blocks of s sublayers trained with every activation kept
 // and with a checkpoint every k blocks plus recomputation in backward.
 // Checked: weight gradients bitwise identical to the kept-all run. Predicted
-// and judged from the benchmark: buffers stored after forward (seed 003:
-// 24 x 5 = 120 -> 24), peak live buffers (n/k + k s form, minimum near
+// and judged from the benchmark: buffers stored after forward (24
+// blocks x 5 = 120 -> 24), peak live buffers (n/k + k s form, minimum near
 // k = sqrt(n/s)), and the time cost of recomputing one forward pass.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
@@ -58,7 +58,7 @@ class Checkpointing : public sp::Technique {
     };
     for (auto [n, s, k] : {std::tuple{4, 2, 1}, {5, 1, 2}, {3, 2, 3}})
       i.param_sets.push_back({sp::Size::conformance, set(n, s, k, 4, 8)});
-    // Seed 003's 24 layers x 5 linear inputs, and s = 1 stacks around k = sqrt(n).
+    // 24 layers x 5 linear inputs (a transformer's), and s = 1 stacks around k = sqrt(n).
     for (int k : {1, 2, 3, 4, 6, 12, 24}) i.param_sets.push_back({sp::Size::small, set(24, 5, k, 32, 64)});
     for (int k : {1, 2, 4, 8, 16}) i.param_sets.push_back({sp::Size::small, set(16, 1, k, 64, 128)});
     for (int k : {1, 2, 3, 6}) i.param_sets.push_back({sp::Size::medium, set(24, 5, k, 128, 256)});
@@ -66,7 +66,7 @@ class Checkpointing : public sp::Technique {
     i.variants = {"checkpoint", "keep_all"};
     i.tol.roof_min = 0.0;  // small strided GEMMs: roofline reported, not judged
     i.tol.prediction_rel = 0.25;  // time model; timings on a shared machine are noisy
-    i.source = "MODELS.md Activation checkpointing (Chen et al. 2016); seed 003";
+    i.source = "docs/precision.md Activation checkpointing (Chen et al. 2016)";
     return i;
   }
 
@@ -173,7 +173,7 @@ class Checkpointing : public sp::Technique {
       out.push_back(v);
     };
     char buf[160];
-    std::snprintf(buf, sizeof buf, "%.0f KiB per buffer; seed 003: n*s -> n/k", 
+    std::snprintf(buf, sizeof buf, "%.0f KiB per buffer: n*s -> n/k", 
                   m.counters.at("peak_activation_bytes") / std::max(1.0, m.counters.at("peak_buffers")) / 1024);
     exact("activations stored after forward", double(mm.stored), m.counters.at("stored_buffers"), buf);
     exact("peak live activations", double(mm.peak), m.counters.at("peak_buffers"),

@@ -1,8 +1,8 @@
-// Seed 001's point, measured on real parameters: an SGD update lr*g smaller
+// Micikevicius et al.'s point, measured on real parameters: an SGD update lr*g smaller
 // than half the fp16 spacing at w vanishes when the weights themselves are
 // fp16 ("pure fp16" training), and survives when it is accumulated into fp32
 // master weights that are rounded to fp16 only for the next forward pass
-// (MODELS.md "Mixed precision", Micikevicius et al. 2018, section 3.1).
+// (docs/precision.md "Mixed precision", Micikevicius et al. 2018, section 3.1).
 // The parameters are the MLP's initial weights, g its real fp32 gradient.
 #include <Kokkos_Core.hpp>
 #include <cmath>
@@ -69,7 +69,7 @@ class Fp16Underflow : public sp::Technique {
     // size: it can run above the DRAM roof. Reported, not judged.
     i.tol.roof_min = 0.0;
     i.tol.roof_max = INFINITY;
-    i.source = "MODELS.md Mixed precision (Micikevicius et al. 2018)";
+    i.source = "docs/precision.md Mixed precision (Micikevicius et al. 2018)";
     return i;
   }
 

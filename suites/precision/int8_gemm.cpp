@@ -1,11 +1,11 @@
-// Int8 quantized GEMM (MODELS.md "Quantization", seed 003): symmetric absmax
+// Int8 quantized GEMM (docs/precision.md "Quantization"): symmetric absmax
 // quantization per tensor or per channel (rows of A, columns of B), int8 x
 // int8 products accumulated exactly in int32, rescaled by sa * sb to fp32.
 // Checked per element: int32 accumulators equal the exact integer product;
 // dequantization error <= scale/2 (+ the fp32 division's rounding); the
 // result within the analytical quantization bound of the fp32 product.
 // Measured: error per-tensor vs per-channel on a matrix with outlier
-// channels (seed 003's point), and speed against fp32 GEMM.
+// channels (where per-channel scales pay off), and speed against fp32 GEMM.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cmath>
@@ -58,7 +58,7 @@ class Int8Gemm : public sp::Technique {
     i.param_rules = {{"outliers", 0, 1}};
     i.variants = {"kokkos"};
     i.tol.roof_min = 0.0;  // no int8 roof is probed; position reported against fp32's
-    i.source = "MODELS.md Quantization (seed 003, BMInf)";
+    i.source = "docs/precision.md Quantization (BMInf)";
     return i;
   }
 
@@ -217,7 +217,7 @@ class Int8Gemm : public sp::Technique {
                     c.count("A_levels_channel") ? c.at("A_levels_channel") : 0.0);
       v.note = buf;
       if (p.s("outliers") == "1") {
-        // Seed 003: one scale "loses most of the resolution": judged as >= 10x more error.
+        // One scale per tensor loses most of the resolution on outlier channels: judged as >= 10x more error.
         v.band_lo = 10, v.band_hi = INFINITY;
         v.status = v.ratio >= v.band_lo ? "PASS" : "FAIL";
       } else {

@@ -1,5 +1,5 @@
 // Mixed-precision GEMM: A and B stored in fp32, fp16 or bf16, products
-// accumulated in fp32 (MODELS.md "Mixed precision"). The storage width sets
+// accumulated in fp32 (docs/precision.md "Mixed precision"). The storage width sets
 // the bytes moved (2 vs 4 per element), so the roofline positions of the
 // three dtypes differ at the same FLOP count.
 #include <Kokkos_Core.hpp>
@@ -62,7 +62,7 @@ class MixedGemm : public sp::Technique {
     // least 2% of the fp32 FMA roof; the point here is the relative position
     // of the dtypes, the tuned fp32 kernel is the gemm family's.
     i.tol.roof_min = 0.02;
-    i.source = "MODELS.md Mixed precision, Roofline; FLOPs 2MNK, bytes (MK+KN)*elt + MN*4";
+    i.source = "docs/precision.md Mixed precision, Roofline; FLOPs 2MNK, bytes (MK+KN)*elt + MN*4";
     return i;
   }
 

@@ -6,7 +6,7 @@
 // loop is the CSR kernel's, so the crossover measures the sparse format's
 // cost, not a difference in kernel tuning. The crossover density
 // below which CSR beats dense is measured (a sweep) and predicted from the
-// roofline (MODELS.md "Roofline"; docs/precision.md derives it).
+// roofline (docs/precision.md "Roofline"; docs/precision.md derives it).
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cmath>
@@ -67,7 +67,7 @@ class Pruning : public sp::Technique {
     // and the CSR arrays stay in cache and can run above the DRAM roof.
     i.tol.roof_min = 0.25;
     i.tol.roof_max = INFINITY;
-    i.source = "MODELS.md Roofline (Williams et al. 2009); seed 003 (pruning)";
+    i.source = "docs/precision.md Roofline (Williams et al. 2009) (pruning)";
     return i;
   }
 

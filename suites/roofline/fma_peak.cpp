@@ -1,5 +1,5 @@
 // Peak FLOP/s in fp32 and fp64: the compute roof of the roofline
-// (Williams et al. 2009; measured, not quoted, as ../shared/MODELS.md asks).
+// (Williams et al. 2009; measured, not quoted, as docs/roofline.md asks).
 #include <Kokkos_Core.hpp>
 
 #include "kernels/roofline/fma_peak.hpp"
@@ -26,7 +26,7 @@ class FmaPeak : public sp::Technique {
     }
     i.variants = {"kokkos"};
     i.roof_probe = "peak";
-    i.source = "MODELS.md Roofline; Empirical Roofline Toolkit";
+    i.source = "docs/roofline.md Roofline; Empirical Roofline Toolkit";
     return i;
   }
 

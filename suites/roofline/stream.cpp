@@ -1,5 +1,5 @@
 // STREAM copy/scale/add/triad (McCalpin 1995; BabelStream's byte weights):
-// the bandwidth roof of the roofline (Williams et al. 2009, ../shared/MODELS.md).
+// the bandwidth roof of the roofline (Williams et al. 2009, docs/roofline.md).
 #include "kernels/roofline/stream.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -56,7 +56,7 @@ class Stream : public sp::Technique {
     // measuring well above it would mean its byte count is wrong.
     i.tol.roof_min = 0.5;
     i.tol.roof_max = 1.25;
-    i.source = "MODELS.md Roofline (Williams et al. 2009); BabelStream byte weights";
+    i.source = "docs/roofline.md Roofline (Williams et al. 2009); BabelStream byte weights";
     return i;
   }
 

@@ -1,7 +1,7 @@
 // split_work (test-only): a known serial part plus a fixed amount of parallel
 // work split over ranks and, within a rank, over Kokkos threads. Its time is
 // T(N) = T_s + T_p / N by construction, so `scaleproof scale` can be checked
-// against a law whose parallel fraction is known (../../shared/MODELS.md,
+// against a law whose parallel fraction is known (docs/SCALING.md,
 // "Scaling laws"). Each work unit is an integer LCG chain: exact, so the
 // check compares bit for bit.
 #include <Kokkos_Core.hpp>
@@ -42,7 +42,7 @@ class SplitWork : public sp::Technique {
     i.ranks = {1, 1 << 30, false};
     i.weak_scale_param = "work";
     i.test_only = true;
-    i.source = "MODELS.md Scaling laws (Amdahl: T(N) = T_s + T_p/N)";
+    i.source = "docs/SCALING.md Scaling laws (Amdahl: T(N) = T_s + T_p/N)";
     return i;
   }
 

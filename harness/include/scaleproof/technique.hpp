@@ -79,7 +79,7 @@ struct Info {
   RankRule ranks;
   Tolerance tol;
   std::string roof_probe;  // "bandwidth" or "peak": this technique measures a machine roof
-  std::string source;      // citation for the prediction (../shared/MODELS.md section)
+  std::string source;      // citation for the prediction (a section of docs/<family>.md)
   // Weak scaling (`scaleproof scale --mode weak`): the integer parameter
   // multiplied by the rank (or thread) count. Empty = the first integer parameter.
   std::string weak_scale_param;

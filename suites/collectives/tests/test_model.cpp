@@ -1,5 +1,5 @@
 // The model side of the collectives on synthetic data: the alpha-beta fit,
-// nccl-tests' busbw factors, the per-algorithm formulas of MODELS.md and
+// nccl-tests' busbw factors, the per-algorithm formulas of docs/collectives.md and
 // the traffic formulas. No timing is asserted.
 #include <gtest/gtest.h>
 

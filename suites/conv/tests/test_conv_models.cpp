@@ -1,4 +1,4 @@
-// The closed forms of MODELS.md ("Lightweight convolution") against counts
+// The closed forms of docs/conv.md ("Lightweight convolution") against counts
 // taken from built layers, and receptive fields composed layer by layer.
 #include <gtest/gtest.h>
 
@@ -45,7 +45,7 @@ TEST(ConvModels, VggNumbers) {
   const double c = 64;
   EXPECT_EQ(models::stacked_params(3, 3, c), 27 * c * c);
   EXPECT_EQ(models::stacked_params(1, 7, c), 49 * c * c);
-  EXPECT_EQ(models::stacked_params(3, 3, c, true), 3 * (3 * 3 * c + 1) * c);  // seed 000 with biases
+  EXPECT_EQ(models::stacked_params(3, 3, c, true), 3 * (3 * 3 * c + 1) * c);  // with biases
   EXPECT_NEAR(1 - models::asymmetric_ratio(3), 1.0 / 3, 1e-15);               // Inception-v3: 33% saved
 }
 

@@ -1,5 +1,5 @@
 // Pipeline schedules: the generators' lists against the independent
-// validator over many (p, m, v), the formulas of MODELS.md against the
+// validator over many (p, m, v), the formulas of docs/modelparallel.md against the
 // validator's simulation, and the validator against broken schedules.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Activation checkpointing memory on seed 003's example (24 blocks x 5
+// Activation checkpointing memory on a transformer-like example (24 blocks x 5
 // linear inputs: 120 stored activations become 24), the sqrt(n) optimum of
 // the peak, and the family's refusal of bad parameters through the registry
 // (k > n, sparsity outside [0, 1)).

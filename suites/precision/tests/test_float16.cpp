@@ -67,7 +67,7 @@ TEST(Float16, DecodeIsExactForEveryPattern) {
 }
 
 TEST(Float16, KnownValues) {
-  // Formats' landmarks (MODELS.md "Mixed precision").
+  // Formats' landmarks (docs/precision.md "Mixed precision").
   EXPECT_EQ(fp16_t::from_float(65504.0f).bits, 0x7bff);     // max
   EXPECT_EQ(fp16_t::from_float(65519.99f).bits, 0x7bff);    // below the tie: stays max
   EXPECT_EQ(fp16_t::from_float(65520.0f).bits, 0x7c00);     // tie to even: inf
