@@ -19,9 +19,9 @@
 # (ci/archive-uri.sh). The base root is cached as a tarball keyed on the UTC
 # date, ${SCALEPROOF_CACHE:-~/.cache/scaleproof}/fresh-machine/bookworm-minbase-YYYYMMDD.tar
 # (older ones are deleted); each run unpacks it into a new, empty root, so
-# every run starts clean. /proc, /sys (read-only), /dev, /dev/pts and a private
-# /dev/shm are mounted for the commands and unmounted on every exit, also on
-# failure or Ctrl-C. Exit code: 0 when every command run exited 0, else 1;
+# every run starts clean. /proc, /sys (read-only) with the machine's
+# /sys/fs/cgroup, /dev, /dev/pts and a private /dev/shm are mounted for the
+# commands and unmounted on every exit, also on failure or Ctrl-C. Exit code: 0 when every command run exited 0, else 1;
 # 2 for bad options or a machine that cannot run the check.
 set -euo pipefail
 # One block, read whole before it runs: a checkout or an edit during an
@@ -75,7 +75,7 @@ cleanup() {
   done
   local i
   for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-    umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}" || echo "fresh-machine: could not unmount ${mounted[i]}" >&2
+    umount -R "${mounted[i]}" 2>/dev/null || umount -R -l "${mounted[i]}" || echo "fresh-machine: could not unmount ${mounted[i]}" >&2
   done
   if grep -q " $root/" /proc/mounts; then
     echo "fresh-machine: mounts remain under $root; not deleting it" >&2
@@ -130,10 +130,10 @@ echo "fresh-machine: root $root, clone of $commit at /root/scaleproof ($(($(date
 mount_in() { # TYPE-OR-bind SOURCE TARGET [OPTIONS]
   local target=$root$3
   mkdir -p "$target"
-  if [[ $1 == bind ]]; then
-    mount --bind "$2" "$target"
+  if [[ $1 == bind || $1 == rbind ]]; then
+    mount "--$1" "$2" "$target"
     mounted+=("$target")
-    mount --make-private "$target"
+    mount --make-rprivate "$target"
   else
     mount -t "$1" ${4:+-o "$4"} "$2" "$target"
     mounted+=("$target")
@@ -141,6 +141,9 @@ mount_in() { # TYPE-OR-bind SOURCE TARGET [OPTIONS]
 }
 mount_in proc proc /proc
 mount_in sysfs sysfs /sys ro
+# The machine's control groups, as a booted Debian has them mounted (slurmd
+# of the Slurm check refuses to start without them).
+[[ -d /sys/fs/cgroup ]] && mount_in rbind /sys/fs/cgroup /sys/fs/cgroup
 mount_in bind /dev /dev
 mount_in tmpfs shm /dev/shm mode=1777,size=50%
 mount_in bind /dev/pts /dev/pts

@@ -35,6 +35,12 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+# slurmd needs the control-group filesystem (every booted Linux has it; a
+# bare chroot or container may not).
+if ! grep -q " /sys/fs/cgroup[/ ]" /proc/mounts; then
+  echo "skipped: no control groups mounted at /sys/fs/cgroup (slurmd cannot start)"
+  exit 77
+fi
 if ((${#missing[@]})); then
   say "installing ${missing[*]}"
   sudo=""
