@@ -1,6 +1,9 @@
 # Hybrid parallelism: unit tests (every *.cpp in tests/, the planner's
 # included), the conformance matrix under mpiexec at 2..8 ranks, and
 # command-line tests of invalid layouts.
+# Command-line subcommands of the family (the planner) use CLI11 and nlohmann-json.
+target_link_libraries(${SP_FAMILY_TARGET} PUBLIC CLI11::CLI11 nlohmann_json::nlohmann_json)
+
 if(SP_BUILD_TESTS)
   file(GLOB _hybrid_tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/tests/*.cpp)
   sp_unit_tests(sp_hybrid_tests ${_hybrid_tests})

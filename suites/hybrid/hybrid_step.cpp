@@ -64,6 +64,17 @@ class HybridStepTechnique : public sp::Technique {
     return i;
   }
 
+  // The step hands its buffers to MPI and the ring collectives directly, so
+  // it needs buffers the host can access: no variant in a CUDA build.
+  static constexpr bool kHostMemory =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
+  std::vector<std::string> available_variants() const override {
+    return kHostMemory ? info_.variants : std::vector<std::string>{};
+  }
+  std::string why_unavailable(const std::string& variant, int) const override {
+    return "variant '" + variant + "' of hybrid_step needs host-accessible buffers (a build without CUDA)";
+  }
+
   void validate(const sp::Params& p, int nranks) const override {
     Technique::validate(p, nranks);
     const std::string e = case_error(p, nranks);
