@@ -99,8 +99,7 @@ T* HybridStep<T>::chunk_params(int q) {
 }
 
 template <class T>
-void HybridStep<T>::send(bool grad, int mb, int c, int to_chunk, const T* x) {
-  (void)c;
+void HybridStep<T>::send(bool grad, int mb, int to_chunk, const T* x) {
   Tracked<T> buf(mem_, Mem::comm, size_t(nh_), "hybrid_msg");
   copy(buf.data(), x, nh_);
   Kokkos::fence();
@@ -155,7 +154,7 @@ void HybridStep<T>::forward(int mb, int c) {
     out = W + ((bpc_ - 1) % k) * E + a.out();
     if (last) copy(X + (1 + keep) * nh_, out, nh_);
   }
-  if (!last) send(false, mb, c, c + 1, out);
+  if (!last) send(false, mb, c + 1, out);
   Kokkos::fence();
   ws.release();
   gathered_.release();
@@ -211,7 +210,7 @@ void HybridStep<T>::backward(int mb, int c) {
     }
     Kokkos::fence();
   }
-  if (c > 0) send(true, mb, c, c - 1, cur);
+  if (c > 0) send(true, mb, c - 1, cur);
   if (l_.zero_stage >= 2) {
     dp_.reduce_scatter(gw, size_t(pc_));
     nn::add(grads_[q].data(), gw + shard_lo_, grads_[q].data(), shard_n_);

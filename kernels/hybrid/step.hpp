@@ -73,7 +73,9 @@ class HybridStep {
   void backward(int mb, int c);
   void optimizer();
   T* chunk_params(int q);        // gathered (ZeRO-3) or held
-  void send(bool grad, int mb, int c, int to_chunk, const T* x);
+  // A message for chunk `to_chunk` (its input activation or its output
+  // gradient), copied into a comm buffer held until the end of the schedule.
+  void send(bool grad, int mb, int to_chunk, const T* x);
   void receive(bool grad, int mb, int c, int from_chunk, T* x);
   void block_params_fill(T* dst, int q, int64_t lo, int64_t n) const;
 

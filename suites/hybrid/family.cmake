@@ -21,6 +21,19 @@ if(SP_BUILD_TESTS)
       set_tests_properties(hybrid_matrix_np${np} PROPERTIES LABELS "conformance;mpi;hybrid"
         ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false" PROCESSORS 2 TIMEOUT 300)
     endforeach()
+    # Through the harness at 2 ranks: every counted-vs-predicted verdict of
+    # hybrid_step must PASS on every rank (--strict: a FAIL exits 1), for the
+    # conformance sets (dp = 2) and for tensor- and pipeline-parallel layouts.
+    foreach(_case "dp2;" "tp2;--set;dp=1,tp=2,zero=0,ckpt=1" "pp2;--set;dp=1,pp=2,schedule=interleaved,v=1,mb=2,zero=1")
+      list(GET _case 0 _name)
+      list(SUBLIST _case 1 -1 _extra)
+      add_test(NAME hybrid_verdicts_np2_${_name}
+               COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:scaleproof> run
+                       --technique hybrid_step --size conformance --strict --min-time 0.001 -r 1 ${_extra}
+                       --out ${CMAKE_CURRENT_BINARY_DIR}/hybrid_verdicts_${_name})
+      set_tests_properties(hybrid_verdicts_np2_${_name} PROPERTIES LABELS "conformance;mpi;hybrid"
+        ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false" PROCESSORS 2 TIMEOUT 300)
+    endforeach()
   endif()
 
   # Invalid layouts: one line, exit 2, nothing written.
