@@ -92,7 +92,7 @@ StepCounters HybridStep<T>::counters() const {
 template <class T>
 T* HybridStep<T>::chunk_params(int q) {
   if (l_.zero_stage < 3) return params_[q].data();
-  gathered_ = Tracked<T>(mem_, Mem::params, size_t(pc_), "hybrid_gathered");
+  gathered_ = Tracked<T>(mem_, Mem::params, size_t(pc_), "hybrid_gathered", false);
   copy(gathered_.data() + shard_lo_, params_[q].data(), shard_n_);
   dp_.all_gather(gathered_.data(), size_t(pc_));
   return gathered_.data();
@@ -100,7 +100,7 @@ T* HybridStep<T>::chunk_params(int q) {
 
 template <class T>
 void HybridStep<T>::send(bool grad, int mb, int to_chunk, const T* x) {
-  Tracked<T> buf(mem_, Mem::comm, size_t(nh_), "hybrid_msg");
+  Tracked<T> buf(mem_, Mem::comm, size_t(nh_), "hybrid_msg", false);
   copy(buf.data(), x, nh_);
   Kokkos::fence();
   const int t = tag(grad, mb, to_chunk);
@@ -130,7 +130,7 @@ void HybridStep<T>::forward(int mb, int c) {
   auto set = std::make_unique<Set>();
   const int64_t keep = k > 0 ? (bpc_ - 1) / k : 0;
   const int64_t elems = k == 0 ? nh_ + bpc_ * E : nh_ * (1 + keep + (last ? 1 : 0));
-  set->buf = Tracked<T>(mem_, Mem::activations, size_t(elems), "hybrid_act_set");
+  set->buf = Tracked<T>(mem_, Mem::activations, size_t(elems), "hybrid_act_set", false);
   T* X = set->x();
   if (c == 0) copy(X, x_.data() + int64_t(mb) * nh_, nh_);
   else receive(false, mb, c, c - 1, X);
@@ -143,7 +143,7 @@ void HybridStep<T>::forward(int mb, int c) {
       block_forward(a, w + j * k_.elems(), j == 0 ? X : act + (j - 1) * E + a.out(), act + j * E, tp_);
     out = act + (bpc_ - 1) * E + a.out();
   } else {
-    ws = Tracked<T>(mem_, Mem::activations, size_t(k * E), "hybrid_ckpt_ws");
+    ws = Tracked<T>(mem_, Mem::activations, size_t(k * E), "hybrid_ckpt_ws", false);
     T* W = ws.data();
     for (int j = 0; j < bpc_; ++j) {
       const int jj = int(j % k);
@@ -170,7 +170,7 @@ void HybridStep<T>::backward(int mb, int c) {
   auto it = sets_.find({mb, c});
   if (it == sets_.end()) throw std::logic_error("hybrid: backward before forward");
   T* X = it->second->x();
-  Tracked<T> scratch(mem_, Mem::activations, size_t(sc.elems() + 2 * nh_), "hybrid_bwd_scratch");
+  Tracked<T> scratch(mem_, Mem::activations, size_t(sc.elems() + 2 * nh_), "hybrid_bwd_scratch", false);
   T* cur = scratch.data() + sc.elems();
   T* other = cur + nh_;
   const int64_t keep = k > 0 ? (bpc_ - 1) / k : 0;
@@ -195,7 +195,7 @@ void HybridStep<T>::backward(int mb, int c) {
       std::swap(cur, other);
     }
   } else {
-    Tracked<T> ws(mem_, Mem::activations, size_t(k * E), "hybrid_ckpt_ws");
+    Tracked<T> ws(mem_, Mem::activations, size_t(k * E), "hybrid_ckpt_ws", false);
     T* W = ws.data();
     for (int64_t seg = (bpc_ - 1) / k; seg >= 0; --seg) {
       const int js = int(seg * k), je = int(std::min<int64_t>(js + k, bpc_));
