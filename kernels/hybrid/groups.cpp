@@ -4,14 +4,18 @@
 
 namespace sp::hybrid {
 
-Groups::Groups(const Layout& l, int world_rank) : coord(grid_coord(l, world_rank)) {
+#ifdef SP_HAVE_MPI
+Groups::Groups(const Layout& l, int rank, MPI_Comm base) : coord(grid_coord(l, rank)) {
+#else
+Groups::Groups(const Layout& l, int rank) : coord(grid_coord(l, rank)) {
+#endif
   const GridCoord c = coord;
   auto make = [&](int size, int colour, int key) -> std::unique_ptr<coll::Transport> {
 #ifdef SP_HAVE_MPI
     // Every rank takes part in every split (MPI_Comm_split is collective),
     // also for groups of one, whose communicator is then not used.
     MPI_Comm sub = MPI_COMM_NULL;
-    MPI_Comm_split(sp::comm::world(), colour, key, &sub);
+    MPI_Comm_split(base, colour, key, &sub);
     comms_.push_back(sub);
     if (size > 1) return std::make_unique<coll::MpiTransport>(sub);
 #else

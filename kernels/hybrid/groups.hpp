@@ -14,7 +14,12 @@ namespace sp::hybrid {
 
 class Groups {
  public:
-  Groups(const Layout& l, int world_rank);
+#ifdef SP_HAVE_MPI
+  // base: the communicator the layout's ranks form (the world by default).
+  Groups(const Layout& l, int rank, MPI_Comm base = sp::comm::world());
+#else
+  Groups(const Layout& l, int rank);
+#endif
   ~Groups();
   Groups(const Groups&) = delete;
   Groups& operator=(const Groups&) = delete;

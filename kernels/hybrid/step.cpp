@@ -19,8 +19,23 @@ void copy(T* dst, const T* src, int64_t n) {
 }  // namespace
 
 template <class T>
-HybridStep<T>::HybridStep(const ModelShape& m, const Layout& l, int world_rank)
-    : m_(m), l_(l), g_(l, world_rank), dp_(g_.dp(), mem_), tp_(g_.tp(), mem_) {
+HybridStep<T>::HybridStep(const ModelShape& m, const Layout& l, int rank)
+    : m_(m), l_(l), g_(l, rank), dp_(g_.dp(), mem_), tp_(g_.tp(), mem_) {
+  init();
+}
+
+#ifdef SP_HAVE_MPI
+template <class T>
+HybridStep<T>::HybridStep(const ModelShape& m, const Layout& l, int rank, MPI_Comm base)
+    : m_(m), l_(l), g_(l, rank, base), dp_(g_.dp(), mem_), tp_(g_.tp(), mem_) {
+  init();
+}
+#endif
+
+template <class T>
+void HybridStep<T>::init() {
+  const ModelShape& m = m_;
+  const Layout& l = l_;
   const std::string err = layout_error(m, l, l.world());
   if (!err.empty()) throw std::invalid_argument(err);
   sched_ = mp::make_schedule(l.schedule, l.pp, l.micro_batches, l.v);

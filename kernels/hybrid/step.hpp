@@ -44,7 +44,12 @@ struct StepCounters {
 template <class T>
 class HybridStep {
  public:
-  HybridStep(const ModelShape& m, const Layout& l, int world_rank);
+  // rank: this process's rank among the layout's l.world() ranks, which form
+  // the world communicator (or `base`).
+  HybridStep(const ModelShape& m, const Layout& l, int rank);
+#ifdef SP_HAVE_MPI
+  HybridStep(const ModelShape& m, const Layout& l, int rank, MPI_Comm base);
+#endif
 
   void load();  // initial parameters, zero optimizer state, step count 0, counters and peaks reset
   void step();  // one training step
@@ -66,6 +71,7 @@ class HybridStep {
     Tracked<T> buf;
     T* x() const { return buf.data(); }
   };
+  void init();  // the constructors' common part
   int local(int chunk) const { return chunk / l_.pp; }  // index of a chunk among this rank's
   int owner(int chunk) const { return chunk % l_.pp; }
   int tag(bool grad, int mb, int chunk) const { return (grad ? 1 : 0) + 2 * (mb * chunks_ + chunk); }
