@@ -45,6 +45,7 @@ const char* to_string(StorageType t) {
     case StorageType::fp32: return "fp32";
     case StorageType::fp16: return "fp16";
     case StorageType::bf16: return "bf16";
+    case StorageType::fp64: return "fp64";
   }
   return "?";
 }
@@ -53,7 +54,8 @@ StorageType parse_storage(const std::string& s) {
   if (s == "fp32") return StorageType::fp32;
   if (s == "fp16") return StorageType::fp16;
   if (s == "bf16") return StorageType::bf16;
-  throw InputError("storage must be fp32, fp16 or bf16, not '" + s + "'");
+  if (s == "fp64") return StorageType::fp64;
+  throw InputError("storage must be fp32, fp16, bf16 or fp64, not '" + s + "'");
 }
 
 }  // namespace sp::hybrid

@@ -27,7 +27,10 @@ struct ModelShape {
   int ffn_width() const { return ffn > 0 ? ffn : 4 * hidden; }
 };
 
-enum class StorageType { fp32, fp16, bf16 };
+// fp64: the whole step in double (no master copy), the precision whose
+// running error bound stays far below the values through a deep stack, so
+// the conformance tests use it.
+enum class StorageType { fp32, fp16, bf16, fp64 };
 
 struct Layout {
   int dp = 1, tp = 1, pp = 1;
@@ -61,6 +64,6 @@ struct GridCoord {
 GridCoord grid_coord(const Layout& l, int rank);
 
 const char* to_string(StorageType s);
-StorageType parse_storage(const std::string& s);  // fp32 | fp16 | bf16; throws sp::InputError
+StorageType parse_storage(const std::string& s);  // fp32 | fp16 | bf16 | fp64; throws sp::InputError
 
 }  // namespace sp::hybrid

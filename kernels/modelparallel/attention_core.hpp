@@ -38,42 +38,49 @@ sp::nn::Batched<T> probs(T* base, const AttnShape& sh, sp::nn::Op op) {
 }  // namespace detail
 
 // O = softmax(scale Q K^T + causal mask) V per head; P keeps the probabilities.
-inline void attention_forward(const AttnShape& sh, CMat QKV, Mat O, Mat P) {
+// On raw buffers of any floating type T (computed in T): qkv [n, 3 hl], o [n, hl],
+// p [b heads s, s].
+template <class T>
+void attention_forward(const AttnShape& sh, const T* qkv, T* o, T* p) {
   using sp::nn::Op;
   using detail::head_cols, detail::probs;
   const int s = sh.s, d = sh.d, hl = sh.hl(), batch = sh.b * sh.heads;
-  const double* qkv = QKV.data();
-  sp::nn::gemm_batched<double>(batch, s, s, d, head_cols(qkv, sh, 3 * hl, 0, Op::N),
-                               head_cols(qkv, sh, 3 * hl, hl, Op::T), probs(P.data(), sh, Op::N));
-  sp::nn::softmax_forward<double>({batch * s, s, s, s}, P.data(), sh.scale());
-  sp::nn::gemm_batched<double>(batch, s, d, s, probs<const double>(P.data(), sh, Op::N),
-                               head_cols(qkv, sh, 3 * hl, 2 * hl, Op::N), head_cols(O.data(), sh, hl, 0, Op::N));
+  sp::nn::gemm_batched<T>(batch, s, s, d, head_cols(qkv, sh, 3 * hl, 0, Op::N), head_cols(qkv, sh, 3 * hl, hl, Op::T),
+                          probs(p, sh, Op::N));
+  sp::nn::softmax_forward<T>({batch * s, s, s, s}, p, T(sh.scale()));
+  sp::nn::gemm_batched<T>(batch, s, d, s, probs<const T>(p, sh, Op::N), head_cols(qkv, sh, 3 * hl, 2 * hl, Op::N),
+                          head_cols(o, sh, hl, 0, Op::N));
+}
+inline void attention_forward(const AttnShape& sh, CMat QKV, Mat O, Mat P) {
+  attention_forward<double>(sh, QKV.data(), O.data(), P.data());
 }
 
 // Given dO, the gradient of QKV: dS = P (dP - rowsum(dP P)), dP = dO V^T;
 // dQ = scale dS K, dK = scale dS^T Q, dV = P^T dO. dS is scratch like P.
-inline void attention_backward(const AttnShape& sh, CMat QKV, CMat P, CMat dO, Mat dS, Mat dQKV) {
+template <class T>
+void attention_backward(const AttnShape& sh, const T* qkv, const T* P, const T* dO, T* dS, T* g) {
   using sp::nn::Op;
   using detail::head_cols, detail::probs;
   const int s = sh.s, d = sh.d, hl = sh.hl(), batch = sh.b * sh.heads;
-  const double* qkv = QKV.data();
-  double* g = dQKV.data();
-  sp::nn::gemm_batched<double>(batch, s, s, d, head_cols(dO.data(), sh, hl, 0, Op::N),
-                               head_cols(qkv, sh, 3 * hl, 2 * hl, Op::T), probs(dS.data(), sh, Op::N));
-  sp::nn::softmax_backward<double>({batch * s, s, s, s}, P.data(), dS.data());
-  const double* ds = dS.data();
-  sp::nn::gemm_batched<double>(batch, s, d, s, probs(ds, sh, Op::N), head_cols(qkv, sh, 3 * hl, hl, Op::N),
-                               head_cols(g, sh, 3 * hl, 0, Op::N));
-  sp::nn::gemm_batched<double>(batch, s, d, s, probs(ds, sh, Op::T), head_cols(qkv, sh, 3 * hl, 0, Op::N),
-                               head_cols(g, sh, 3 * hl, hl, Op::N));
-  sp::nn::gemm_batched<double>(batch, s, d, s, probs(P.data(), sh, Op::T), head_cols(dO.data(), sh, hl, 0, Op::N),
-                               head_cols(g, sh, 3 * hl, 2 * hl, Op::N));
+  sp::nn::gemm_batched<T>(batch, s, s, d, head_cols(dO, sh, hl, 0, Op::N), head_cols(qkv, sh, 3 * hl, 2 * hl, Op::T),
+                          probs(dS, sh, Op::N));
+  sp::nn::softmax_backward<T>({batch * s, s, s, s}, P, dS);
+  const T* ds = dS;
+  sp::nn::gemm_batched<T>(batch, s, d, s, probs(ds, sh, Op::N), head_cols(qkv, sh, 3 * hl, hl, Op::N),
+                          head_cols(g, sh, 3 * hl, 0, Op::N));
+  sp::nn::gemm_batched<T>(batch, s, d, s, probs(ds, sh, Op::T), head_cols(qkv, sh, 3 * hl, 0, Op::N),
+                          head_cols(g, sh, 3 * hl, hl, Op::N));
+  sp::nn::gemm_batched<T>(batch, s, d, s, probs(P, sh, Op::T), head_cols(dO, sh, hl, 0, Op::N),
+                          head_cols(g, sh, 3 * hl, 2 * hl, Op::N));
   // The scale of the scores enters dQ and dK after their sums.
-  const int n = static_cast<int>(dQKV.extent(0));
-  const double a = sh.scale();
+  const int n = sh.b * s, w = 2 * hl;
+  const T a = T(sh.scale());
   Kokkos::parallel_for(
-      "mp_attention_scale", Kokkos::RangePolicy<>(0, n * 2 * hl),
-      KOKKOS_LAMBDA(const int idx) { dQKV(idx / (2 * hl), idx % (2 * hl)) *= a; });
+      "mp_attention_scale", Kokkos::RangePolicy<>(0, n * w),
+      KOKKOS_LAMBDA(const int idx) { g[int64_t(idx / w) * 3 * hl + idx % w] *= a; });
+}
+inline void attention_backward(const AttnShape& sh, CMat QKV, CMat P, CMat dO, Mat dS, Mat dQKV) {
+  attention_backward<double>(sh, QKV.data(), P.data(), dO.data(), dS.data(), dQKV.data());
 }
 
 }  // namespace sp::mp

@@ -1,0 +1,86 @@
+#include "kernels/hybrid/block.hpp"
+
+#include "kernels/modelparallel/attention_core.hpp"
+#include "kernels/nn/activations.hpp"
+#include "kernels/nn/gemm.hpp"
+#include "kernels/nn/layernorm.hpp"
+
+namespace sp::hybrid {
+
+using nn::Op;
+
+namespace {
+mp::AttnShape attn_shape(const BlockAct& a) { return {a.r.b, a.r.s, a.k.heads, a.k.d}; }
+}  // namespace
+
+template <class T>
+void block_forward(const BlockAct& a, const T* w, const T* x, T* act, GroupComm<T>& tp) {
+  const BlockShape& k = a.k;
+  const int n = a.r.n(), h = k.h, hl = k.hl(), fl = k.fl;
+  T *ln1 = act + a.ln1(), *qkv = act + a.qkv(), *o = act + a.o(), *x1 = act + a.x1(), *ln2 = act + a.ln2();
+  T *z = act + a.z(), *hh = act + a.hh(), *out = act + a.out();
+  nn::layernorm_forward<T>(n, h, x, w + k.ln1_g(), w + k.ln1_b(), T(kLnEps), ln1, act + a.mu1(), act + a.rs1());
+  nn::gemm(Op::N, Op::N, n, 3 * hl, h, ln1, h, w + k.wqkv(), 3 * hl, qkv, 3 * hl);
+  mp::attention_forward<T>(attn_shape(a), qkv, o, act + a.p());
+  nn::gemm(Op::N, Op::N, n, h, hl, o, hl, w + k.wo(), h, x1, h);
+  tp.all_reduce(x1, size_t(n) * h);  // g: sum of the row-parallel partial products
+  nn::add(x, x1, x1, int64_t(n) * h);
+  nn::layernorm_forward<T>(n, h, x1, w + k.ln2_g(), w + k.ln2_b(), T(kLnEps), ln2, act + a.mu2(), act + a.rs2());
+  nn::gemm(Op::N, Op::N, n, fl, h, ln2, h, w + k.w1(), fl, z, fl);
+  nn::gelu_forward(z, hh, int64_t(n) * fl);
+  nn::gemm(Op::N, Op::N, n, h, fl, hh, fl, w + k.w2(), h, out, h);
+  tp.all_reduce(out, size_t(n) * h);  // g
+  nn::add(x1, out, out, int64_t(n) * h);
+}
+
+template <class T>
+void block_backward(const BlockAct& a, const T* w, T* gw, const T* x, const T* act, const T* dy, T* dx, T* scratch,
+                    GroupComm<T>& tp) {
+  const BlockShape& k = a.k;
+  const BlockScratch sc{k, a.r};
+  const int n = a.r.n(), h = k.h, hl = k.hl(), fl = k.fl;
+  const T *ln1 = act + a.ln1(), *qkv = act + a.qkv(), *o = act + a.o(), *x1 = act + a.x1();
+  const T *ln2 = act + a.ln2(), *z = act + a.z(), *hh = act + a.hh();
+  T *dln = scratch + sc.dln(), *dx1 = scratch + sc.dx1(), *dz = scratch + sc.dz(), *dout = scratch + sc.dout();
+  T *ds = scratch + sc.ds(), *dqkv = scratch + sc.dqkv(), *dnorm = scratch + sc.dnorm();
+  // MLP: out = x1 + GeLU(ln2 W1) W2.
+  nn::gemm(Op::N, Op::T, n, fl, h, dy, h, w + k.w2(), h, dz, fl);         // dH = dy W2^T
+  nn::gemm(Op::T, Op::N, fl, h, n, hh, fl, dy, h, gw + k.w2(), h, true);  // dW2 += H^T dy
+  nn::gelu_backward(z, dz, dz, int64_t(n) * fl);                           // dZ = dH gelu'(Z)
+  nn::gemm(Op::T, Op::N, h, fl, n, ln2, h, dz, fl, gw + k.w1(), fl, true);  // dW1 += ln2^T dZ
+  nn::gemm(Op::N, Op::T, n, h, fl, dz, fl, w + k.w1(), fl, dln, h);        // d ln2 = dZ W1^T
+  tp.all_reduce(dln, size_t(n) * h);  // f: the column-parallel input gradient
+  nn::layernorm_backward<T>(n, h, x1, w + k.ln2_g(), act + a.mu2(), act + a.rs2(), dln, dx1, dnorm, dnorm + h);
+  nn::add(gw + k.ln2_g(), dnorm, gw + k.ln2_g(), 2 * int64_t(h));  // gamma and beta are adjacent
+  nn::add(dx1, dy, dx1, int64_t(n) * h);
+  // Attention: x1 = x + Attn(ln1) Wo.
+  nn::gemm(Op::N, Op::T, n, hl, h, dx1, h, w + k.wo(), h, dout, hl);        // dO = dx1 Wo^T
+  nn::gemm(Op::T, Op::N, hl, h, n, o, hl, dx1, h, gw + k.wo(), h, true);    // dWo += O^T dx1
+  mp::attention_backward<T>(attn_shape(a), qkv, act + a.p(), dout, ds, dqkv);
+  nn::gemm(Op::T, Op::N, h, 3 * hl, n, ln1, h, dqkv, 3 * hl, gw + k.wqkv(), 3 * hl, true);  // dWqkv += ln1^T dQKV
+  nn::gemm(Op::N, Op::T, n, h, 3 * hl, dqkv, 3 * hl, w + k.wqkv(), 3 * hl, dln, h);        // d ln1 = dQKV Wqkv^T
+  tp.all_reduce(dln, size_t(n) * h);  // f
+  nn::layernorm_backward<T>(n, h, x, w + k.ln1_g(), act + a.mu1(), act + a.rs1(), dln, dx, dnorm, dnorm + h);
+  nn::add(gw + k.ln1_g(), dnorm, gw + k.ln1_g(), 2 * int64_t(h));
+  nn::add(dx, dx1, dx, int64_t(n) * h);
+}
+
+template void block_forward<float>(const BlockAct&, const float*, const float*, float*, GroupComm<float>&);
+template void block_forward<double>(const BlockAct&, const double*, const double*, double*, GroupComm<double>&);
+template void block_backward<float>(const BlockAct&, const float*, float*, const float*, const float*, const float*,
+                                    float*, float*, GroupComm<float>&);
+template void block_backward<double>(const BlockAct&, const double*, double*, const double*, const double*,
+                                     const double*, double*, double*, GroupComm<double>&);
+
+std::vector<BlockGemm> block_gemms_forward(const BlockAct& a) {
+  const int n = a.r.n(), h = a.k.h, hl = a.k.hl(), fl = a.k.fl, s = a.r.s, d = a.k.d, bh = a.r.b * a.k.heads;
+  return {{n, 3 * hl, h, 1}, {s, s, d, bh}, {s, d, s, bh}, {n, h, hl, 1}, {n, fl, h, 1}, {n, h, fl, 1}};
+}
+
+std::vector<BlockGemm> block_gemms_backward(const BlockAct& a) {
+  const int n = a.r.n(), h = a.k.h, hl = a.k.hl(), fl = a.k.fl, s = a.r.s, d = a.k.d, bh = a.r.b * a.k.heads;
+  return {{n, fl, h, 1},  {fl, h, n, 1},  {h, fl, n, 1},  {n, h, fl, 1},  {n, hl, h, 1}, {hl, h, n, 1},
+          {s, s, d, bh},  {s, d, s, bh},  {s, d, s, bh},  {s, d, s, bh},  {h, 3 * hl, n, 1}, {n, h, 3 * hl, 1}};
+}
+
+}  // namespace sp::hybrid

@@ -1,0 +1,132 @@
+#include "kernels/hybrid/cost_model.hpp"
+
+#include <algorithm>
+
+#include "kernels/collectives/ring.hpp"
+#include "kernels/hybrid/block.hpp"
+
+namespace sp::hybrid {
+
+namespace {
+
+// Bytes of one stored element: the step keeps parameters, gradients, Adam's
+// state, activations and messages all in its storage type.
+double storage_bytes(const Layout& l) { return l.storage == StorageType::fp64 ? 8 : 4; }
+
+// The quantities of a rank that every prediction starts from.
+struct RankView {
+  GridCoord c;
+  BlockShape k;
+  int bpc, chunks, mbs;
+  double pc, shard, nh;  // chunk parameters, this rank's ZeRO shard of them, one message
+  double act_block, scratch;  // BlockAct and a B op's scratch (BlockScratch + two n h), elements
+};
+
+RankView view(const ModelShape& m, const Layout& l, int rank) {
+  RankView r;
+  r.c = grid_coord(l, rank);
+  r.k = block_shape(m, l);
+  r.bpc = blocks_per_chunk(m, l);
+  r.chunks = l.pp * l.v;
+  r.mbs = l.micro_batch_size(m);
+  const Rows rows{r.mbs, m.seq};
+  r.pc = double(r.bpc) * double(r.k.elems());
+  r.shard = double(coll::Partition{size_t(r.pc), l.dp}.size(r.c.dp));
+  r.nh = double(rows.n()) * m.hidden;
+  r.act_block = double(BlockAct{r.k, rows}.elems());
+  r.scratch = double(BlockScratch{r.k, rows}.elems()) + 2 * r.nh;
+  return r;
+}
+
+// Bytes rank r sends in a ring reduce-scatter / all-gather of n floats over p
+// ranks (kernels/collectives/ring.hpp: every chunk but its own, every chunk
+// but the one after its own), and the messages of each: p - 1.
+double rs_bytes(double n, int p, int r, double kF) {
+  return p == 1 ? 0 : (n - double(coll::Partition{size_t(n), p}.size(r))) * kF;
+}
+double ag_bytes(double n, int p, int r, double kF) {
+  return p == 1 ? 0 : (n - double(coll::Partition{size_t(n), p}.size((r + 1) % p))) * kF;
+}
+// The largest chunk, the scratch a reduce-scatter holds (dp_comm.hpp).
+double rs_tmp(double n, int p, double kF) { return p == 1 ? 0 : double(coll::Partition{size_t(n), p}.size(0)) * kF; }
+
+}  // namespace
+
+MemoryByCategory predict_memory(const ModelShape& m, const Layout& l, int rank) {
+  const RankView r = view(m, l, rank);
+  const double kF = storage_bytes(l);
+  MemoryByCategory out;
+  const double v = l.v;
+  out.params = (l.zero_stage == 3 ? v * r.shard + r.pc : v * r.pc) * kF;
+  out.grads = (l.zero_stage >= 2 ? v * r.shard + r.pc : v * r.pc) * kF;
+  out.optimizer = 2 * (l.zero_stage >= 1 ? v * r.shard : v * r.pc) * kF;
+
+  // Walk this rank's operations: activation sets live from F to B; sent
+  // messages stay until the end of the schedule.
+  const mp::Schedule s = mp::make_schedule(l.schedule, l.pp, l.micro_batches, l.v);
+  const int k = l.ckpt_every;
+  const double ws = k > 0 ? k * r.act_block : 0;
+  const double keep = k > 0 ? (r.bpc - 1) / k : 0;
+  auto set_elems = [&](int chunk) {
+    if (k == 0) return r.nh + r.bpc * r.act_block;
+    return r.nh * (1 + keep + (chunk == r.chunks - 1 ? 1 : 0));
+  };
+  const double tp_tmp = rs_tmp(r.nh, l.tp, kF), dp_tmp = rs_tmp(r.pc, l.dp, kF);
+  double held = 0, act_peak = 0, msgs = 0, comm_peak = 0;
+  for (const mp::Op& op : s.ranks[size_t(r.c.pp)]) {
+    const bool fwd = op.kind == mp::Kind::F;
+    if (fwd) held += set_elems(op.chunk);
+    act_peak = std::max(act_peak, held + ws + (fwd ? 0 : r.scratch));
+    comm_peak = std::max(comm_peak, msgs * r.nh * kF + tp_tmp);  // the blocks' all-reduces
+    if (fwd ? op.chunk < r.chunks - 1 : op.chunk > 0) msgs += 1;
+    comm_peak = std::max(comm_peak, msgs * r.nh * kF + (!fwd && l.zero_stage >= 2 ? dp_tmp : 0));
+    if (!fwd) held -= set_elems(op.chunk);
+  }
+  if (l.zero_stage <= 1) comm_peak = std::max(comm_peak, dp_tmp);  // the optimizer phase's reduction
+  out.activations = act_peak * kF;
+  out.comm_buffers = comm_peak;
+  return out;
+}
+
+TrafficPerStep predict_traffic(const ModelShape& m, const Layout& l, int rank) {
+  const RankView r = view(m, l, rank);
+  const double kF = storage_bytes(l);
+  TrafficPerStep t;
+  const double ops = double(l.micro_batches) * l.v;  // F ops, and B ops, of this rank
+  // Tensor parallel: per block and micro-batch 2 all-reduces forward, 2
+  // backward, 2 more in the recomputed forward.
+  const double ar = double(l.micro_batches) * l.v * r.bpc * (4 + (l.ckpt_every > 0 ? 2 : 0));
+  if (l.tp > 1) {
+    t.tp_collectives = int64_t(ar);
+    t.tp_bytes = ar * (rs_bytes(r.nh, l.tp, r.c.tp, kF) + ag_bytes(r.nh, l.tp, r.c.tp, kF));
+  }
+  // Data parallel, per chunk: stage 0 all-reduce; 1 reduce-scatter + all-gather
+  // after the schedule; 2 reduce-scatter per B op + all-gather after; 3
+  // all-gather per F and B op, reduce-scatter per B op.
+  double rs = 0, ag = 0;
+  switch (l.zero_stage) {
+    case 0: rs = ag = l.v; break;
+    case 1: rs = ag = l.v; break;
+    case 2: rs = ops, ag = l.v; break;
+    case 3: rs = ops, ag = 2 * ops; break;
+  }
+  if (l.dp > 1) {
+    t.dp_collectives = int64_t(l.zero_stage == 0 ? l.v : rs + ag);
+    t.dp_bytes = rs * rs_bytes(r.pc, l.dp, r.c.dp, kF) + ag * ag_bytes(r.pc, l.dp, r.c.dp, kF);
+  }
+  t.pp_messages = mp::predicted_messages_sent(l.pp, l.micro_batches, l.v, r.c.pp);
+  t.pp_bytes = double(t.pp_messages) * r.nh * kF;
+  return t;
+}
+
+double predict_flops(const ModelShape& m, const Layout& l, int rank) {
+  const RankView r = view(m, l, rank);
+  const double n = double(r.mbs) * m.seq, h = m.hidden, hl = r.k.hl(), fl = r.k.fl, s = m.seq, d = r.k.d;
+  // Forward of one block on one micro-batch: QKV, output projection and the
+  // two MLP products, and per (sample, local head) Q K^T and P V.
+  const double fwd = 2 * n * (3 * h * hl + hl * h + 2 * h * fl) + double(r.mbs) * r.k.heads * 2 * (2 * s * s * d);
+  const double per_block = fwd * (3 + (l.ckpt_every > 0 ? 1 : 0));  // backward = 2 x forward
+  return per_block * r.bpc * l.v * l.micro_batches;
+}
+
+}  // namespace sp::hybrid

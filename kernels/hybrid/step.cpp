@@ -1,0 +1,277 @@
+#include "kernels/hybrid/step.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "kernels/collectives/ring.hpp"
+#include "kernels/nn/activations.hpp"
+#include "kernels/nn/loss.hpp"
+
+namespace sp::hybrid {
+
+namespace {
+template <class T>
+using Span = Kokkos::View<T*, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+template <class T>
+void copy(T* dst, const T* src, int64_t n) {
+  Kokkos::deep_copy(Span<T>(dst, size_t(n)), Span<T>(const_cast<T*>(src), size_t(n)));
+}
+}  // namespace
+
+template <class T>
+HybridStep<T>::HybridStep(const ModelShape& m, const Layout& l, int rank)
+    : m_(m), l_(l), g_(l, rank), dp_(g_.dp(), mem_), tp_(g_.tp(), mem_) {
+  init();
+}
+
+#ifdef SP_HAVE_MPI
+template <class T>
+HybridStep<T>::HybridStep(const ModelShape& m, const Layout& l, int rank, MPI_Comm base)
+    : m_(m), l_(l), g_(l, rank, base), dp_(g_.dp(), mem_), tp_(g_.tp(), mem_) {
+  init();
+}
+#endif
+
+template <class T>
+void HybridStep<T>::init() {
+  const ModelShape& m = m_;
+  const Layout& l = l_;
+  const std::string err = layout_error(m, l, l.world());
+  if (!err.empty()) throw std::invalid_argument(err);
+  sched_ = mp::make_schedule(l.schedule, l.pp, l.micro_batches, l.v);
+  k_ = block_shape(m, l);
+  mbs_ = l.micro_batch_size(m);
+  rows_ = {mbs_, m.seq};
+  bpc_ = blocks_per_chunk(m, l);
+  chunks_ = l.pp * l.v;
+  pc_ = int64_t(bpc_) * k_.elems();
+  const coll::Partition part{size_t(pc_), l.dp};
+  shard_lo_ = int64_t(part.begin(g_.coord.dp));
+  shard_n_ = int64_t(part.size(g_.coord.dp));
+  nh_ = int64_t(rows_.n()) * m.hidden;
+  // This replica's samples: [dp_i B/dp, (dp_i + 1) B/dp), each seq rows of h.
+  const int per = m.global_batch / l.dp;
+  auto hx = Kokkos::View<T*, Kokkos::HostSpace>("hybrid_x", size_t(per) * m.seq * m.hidden);
+  auto hy = Kokkos::View<T*, Kokkos::HostSpace>("hybrid_y", hx.size());
+  for (int64_t r = 0; r < int64_t(per) * m.seq; ++r) {
+    const int64_t grow = int64_t(g_.coord.dp) * per * m.seq + r;
+    for (int j = 0; j < m.hidden; ++j) {
+      hx(r * m.hidden + j) = init_value(0, Tensor::input, grow, j, 1);
+      hy(r * m.hidden + j) = init_value(0, Tensor::target, grow, j, 1);
+    }
+  }
+  x_ = Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), hx);
+  y_ = Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), hy);
+}
+
+template <class T>
+void HybridStep<T>::block_params_fill(T* dst, int q, int64_t lo, int64_t n) const {
+  const int c = g_.coord.pp + q * l_.pp;
+  Kokkos::View<T*, Kokkos::HostSpace> h("hybrid_init", size_t(n));
+  for (int64_t e = 0; e < n; ++e) {
+    const int64_t off = lo + e;
+    const ParamPos p = param_pos(k_, l_.tp, g_.coord.tp, off % k_.elems());
+    h(e) = init_value(c * bpc_ + int(off / k_.elems()), p.t, p.i, p.j, p.rows);
+  }
+  Kokkos::deep_copy(Span<T>(dst, size_t(n)), h);
+}
+
+template <class T>
+void HybridStep<T>::load() {
+  const bool shard_p = l_.zero_stage == 3, shard_g = l_.zero_stage >= 2, shard_o = l_.zero_stage >= 1;
+  params_.clear(), grads_.clear(), m1_.clear(), m2_.clear();
+  for (int q = 0; q < l_.v; ++q) {
+    params_.emplace_back(mem_, Mem::params, size_t(shard_p ? shard_n_ : pc_), "hybrid_params");
+    block_params_fill(params_.back().data(), q, shard_p ? shard_lo_ : 0, shard_p ? shard_n_ : pc_);
+    grads_.emplace_back(mem_, Mem::grads, size_t(shard_g ? shard_n_ : pc_), "hybrid_grads");
+    m1_.emplace_back(mem_, Mem::optim, size_t(shard_o ? shard_n_ : pc_), "hybrid_adam_m");
+    m2_.emplace_back(mem_, Mem::optim, size_t(shard_o ? shard_n_ : pc_), "hybrid_adam_v");
+  }
+  t_ = 0;
+  busy_ = 0;
+  dp_.collectives = tp_.collectives = 0;
+  g_.dp().reset_traffic(), g_.tp().reset_traffic(), g_.pp().reset_traffic();
+  mem_.reset_peaks();
+}
+
+template <class T>
+StepCounters HybridStep<T>::counters() const {
+  StepCounters c;
+  auto& g = const_cast<Groups&>(g_);
+  c.dp = g.dp().total(), c.tp = g.tp().total(), c.pp = g.pp().total();
+  c.dp_collectives = dp_.collectives, c.tp_collectives = tp_.collectives;
+  c.busy_seconds = busy_;
+  return c;
+}
+
+template <class T>
+T* HybridStep<T>::chunk_params(int q) {
+  if (l_.zero_stage < 3) return params_[q].data();
+  gathered_ = Tracked<T>(mem_, Mem::params, size_t(pc_), "hybrid_gathered", false);
+  copy(gathered_.data() + shard_lo_, params_[q].data(), shard_n_);
+  dp_.all_gather(gathered_.data(), size_t(pc_));
+  return gathered_.data();
+}
+
+template <class T>
+void HybridStep<T>::send(bool grad, int mb, int to_chunk, const T* x) {
+  Tracked<T> buf(mem_, Mem::comm, size_t(nh_), "hybrid_msg", false);
+  copy(buf.data(), x, nh_);
+  Kokkos::fence();
+  const int t = tag(grad, mb, to_chunk);
+  if (owner(to_chunk) == g_.coord.pp) local_[t] = int(in_flight_.size());
+  else g_.pp().isend(buf.data(), size_t(nh_) * sizeof(T), owner(to_chunk), t);
+  in_flight_.push_back(std::move(buf));
+}
+
+template <class T>
+void HybridStep<T>::receive(bool grad, int mb, int c, int from_chunk, T* x) {
+  const int t = tag(grad, mb, c);
+  if (owner(from_chunk) == g_.coord.pp) {
+    copy(x, in_flight_.at(size_t(local_.at(t))).data(), nh_);
+    return;
+  }
+  // The wait is the pipeline's bubble, not work: it is taken out of busy time.
+  Kokkos::Timer wait;
+  g_.pp().wait(g_.pp().irecv(x, size_t(nh_) * sizeof(T), owner(from_chunk), t));
+  busy_ -= wait.seconds();
+}
+
+template <class T>
+void HybridStep<T>::forward(int mb, int c) {
+  const BlockAct a{k_, rows_};
+  const int64_t E = a.elems(), k = l_.ckpt_every, q = local(c);
+  const bool last = c == chunks_ - 1;
+  auto set = std::make_unique<Set>();
+  const int64_t keep = k > 0 ? (bpc_ - 1) / k : 0;
+  const int64_t elems = k == 0 ? nh_ + bpc_ * E : nh_ * (1 + keep + (last ? 1 : 0));
+  set->buf = Tracked<T>(mem_, Mem::activations, size_t(elems), "hybrid_act_set", false);
+  T* X = set->x();
+  if (c == 0) copy(X, x_.data() + int64_t(mb) * nh_, nh_);
+  else receive(false, mb, c, c - 1, X);
+  const T* w = chunk_params(int(q));
+  const T* out = nullptr;
+  Tracked<T> ws;
+  if (k == 0) {
+    T* act = X + nh_;
+    for (int j = 0; j < bpc_; ++j)
+      block_forward(a, w + j * k_.elems(), j == 0 ? X : act + (j - 1) * E + a.out(), act + j * E, tp_);
+    out = act + (bpc_ - 1) * E + a.out();
+  } else {
+    ws = Tracked<T>(mem_, Mem::activations, size_t(k * E), "hybrid_ckpt_ws", false);
+    T* W = ws.data();
+    for (int j = 0; j < bpc_; ++j) {
+      const int jj = int(j % k);
+      const T* in = j == 0 ? X : jj == 0 ? X + (j / k) * nh_ : W + (jj - 1) * E + a.out();
+      block_forward(a, w + j * k_.elems(), in, W + jj * E, tp_);
+      if ((j + 1) % k == 0 && j + 1 < bpc_) copy(X + ((j + 1) / k) * nh_, W + jj * E + a.out(), nh_);
+    }
+    out = W + ((bpc_ - 1) % k) * E + a.out();
+    if (last) copy(X + (1 + keep) * nh_, out, nh_);
+  }
+  if (!last) send(false, mb, c + 1, out);
+  Kokkos::fence();
+  ws.release();
+  gathered_.release();
+  sets_[{mb, c}] = std::move(set);
+}
+
+template <class T>
+void HybridStep<T>::backward(int mb, int c) {
+  const BlockAct a{k_, rows_};
+  const BlockScratch sc{k_, rows_};
+  const int64_t E = a.elems(), k = l_.ckpt_every, q = local(c);
+  const bool last = c == chunks_ - 1;
+  auto it = sets_.find({mb, c});
+  if (it == sets_.end()) throw std::logic_error("hybrid: backward before forward");
+  T* X = it->second->x();
+  Tracked<T> scratch(mem_, Mem::activations, size_t(sc.elems() + 2 * nh_), "hybrid_bwd_scratch", false);
+  T* cur = scratch.data() + sc.elems();
+  T* other = cur + nh_;
+  const int64_t keep = k > 0 ? (bpc_ - 1) / k : 0;
+  if (last) {
+    const T* out = k == 0 ? X + nh_ + (bpc_ - 1) * E + a.out() : X + (1 + keep) * nh_;
+    nn::mse_grad(out, y_.data() + int64_t(mb) * nh_, cur, nh_, T(1.0 / m_.global_batch));
+  } else {
+    receive(true, mb, c, c + 1, cur);
+  }
+  const T* w = chunk_params(int(q));
+  T* gw = grads_[q].data();
+  if (l_.zero_stage >= 2) {
+    grad_tmp_ = Tracked<T>(mem_, Mem::grads, size_t(pc_), "hybrid_grad_op");
+    gw = grad_tmp_.data();
+  }
+  const int64_t P = k_.elems();
+  if (k == 0) {
+    const T* act = X + nh_;
+    for (int j = bpc_ - 1; j >= 0; --j) {
+      block_backward(a, w + j * P, gw + j * P, j == 0 ? X : act + (j - 1) * E + a.out(), act + j * E, cur, other,
+                     scratch.data(), tp_);
+      std::swap(cur, other);
+    }
+  } else {
+    Tracked<T> ws(mem_, Mem::activations, size_t(k * E), "hybrid_ckpt_ws", false);
+    T* W = ws.data();
+    for (int64_t seg = (bpc_ - 1) / k; seg >= 0; --seg) {
+      const int js = int(seg * k), je = int(std::min<int64_t>(js + k, bpc_));
+      auto input = [&](int j) -> const T* {
+        return j == js ? X + seg * nh_ : W + (j - js - 1) * E + a.out();
+      };
+      for (int j = js; j < je; ++j) block_forward(a, w + j * P, input(j), W + (j - js) * E, tp_);
+      for (int j = je - 1; j >= js; --j) {
+        block_backward(a, w + j * P, gw + j * P, input(j), W + (j - js) * E, cur, other, scratch.data(), tp_);
+        std::swap(cur, other);
+      }
+    }
+    Kokkos::fence();
+  }
+  if (c > 0) send(true, mb, c - 1, cur);
+  if (l_.zero_stage >= 2) {
+    dp_.reduce_scatter(gw, size_t(pc_));
+    nn::add(grads_[q].data(), gw + shard_lo_, grads_[q].data(), shard_n_);
+    Kokkos::fence();
+    grad_tmp_.release();
+  }
+  Kokkos::fence();
+  gathered_.release();
+  sets_.erase(it);
+}
+
+template <class T>
+void HybridStep<T>::optimizer() {
+  ++t_;
+  const int st = l_.zero_stage;
+  for (int q = 0; q < l_.v; ++q) {
+    T *p = params_[q].data(), *g = grads_[q].data();
+    size_t n = size_t(pc_);
+    if (st == 0) dp_.all_reduce(g, n);
+    if (st == 1) dp_.reduce_scatter(g, n), g += shard_lo_;
+    if (st >= 1) n = size_t(shard_n_);
+    if (st == 1 || st == 2) p += shard_lo_;
+    nn::adam_update<T>(p, g, m1_[q].data(), m2_[q].data(), n, adam_, t_);
+    Kokkos::fence();
+    if (st == 1 || st == 2) dp_.all_gather(params_[q].data(), size_t(pc_));
+    Kokkos::deep_copy(grads_[q].view(), T(0));
+  }
+}
+
+template <class T>
+void HybridStep<T>::step() {
+  Kokkos::Timer timer;
+  for (const mp::Op& op : sched_.ranks[size_t(g_.coord.pp)]) {
+    timer.reset();
+    if (op.kind == mp::Kind::F) forward(op.mb, op.chunk);
+    else backward(op.mb, op.chunk);
+    Kokkos::fence();
+    busy_ += timer.seconds();
+  }
+  g_.pp().wait_all();
+  in_flight_.clear();
+  local_.clear();
+  optimizer();
+}
+
+template class HybridStep<float>;
+template class HybridStep<double>;
+
+}  // namespace sp::hybrid
