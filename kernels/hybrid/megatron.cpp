@@ -17,6 +17,7 @@ double param_count(const ModelShape& m) { return m.layers * block_params(m) + em
 
 StateBytes state_bytes(StorageType s, bool fp32_grads) {
   if (s == StorageType::fp32) return {4, 4, 8};
+  if (s == StorageType::fp64) return {8, 8, 16};
   return {2, fp32_grads ? 4.0 : 2.0, 12};
 }
 
