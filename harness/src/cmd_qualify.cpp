@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli_checks.hpp"
+#include "db/record.hpp"
 #include "heartbeat.hpp"
 #include "launch.hpp"
 #include "manifest.hpp"
@@ -30,6 +31,7 @@ struct QualifyArgs {
   std::vector<std::string> families, techniques, sets;  // passed to the suite run
   double min_time = 0.2, timeout_s = 3600;
   int repetitions = 3;
+  db::Options db;
 };
 
 int run_qualify(const QualifyArgs& o) {
@@ -41,6 +43,7 @@ int run_qualify(const QualifyArgs& o) {
     Filter f{o.families, o.techniques, {parse_size(o.size)}, o.sets, {}};
     select_cases(f, 1);  // an unknown technique or a bad --set is an input error before any folder exists
   }
+  db::check_usable(o.db.under(o.out));
   ResultsDir dir(o.out, o.name);
   std::string source = o.results;
   std::string run_failure;
@@ -50,7 +53,8 @@ int run_qualify(const QualifyArgs& o) {
     std::printf("qualify: running the suite (scaleproof run --size %s), log %s\n", o.size.c_str(), "run.log");
     std::fflush(stdout);
     std::vector<std::string> argv = {self_exe(), "run", "--size", o.size, "--out", dir.path(""), "--name", "run",
-                                     "--min-time", std::to_string(o.min_time), "-r", std::to_string(o.repetitions)};
+                                     "--min-time", std::to_string(o.min_time), "-r", std::to_string(o.repetitions),
+                                     "--db", "none"};  // recorded with the qualification, as one run
     for (auto& f : o.families) argv.insert(argv.end(), {"--family", f});
     for (auto& t : o.techniques) argv.insert(argv.end(), {"--technique", t});
     for (auto& s : o.sets) argv.insert(argv.end(), {"--set", s});
@@ -77,6 +81,7 @@ int run_qualify(const QualifyArgs& o) {
   dir.write_text("report.md", render_report(dir.path(""), fs::path(dir.final_path()).filename()));
   const std::string final_path = dir.commit();
   if (!o.junit.empty()) write_file_atomic(o.junit, xml);
+  db::record_committed(o.db.under(o.out), final_path, "qualify");
 
   int failed = 0;
   for (auto& r : results) {
@@ -103,6 +108,7 @@ Registry::Command hook(CLI::App& app) {
   cli::positive(c->add_option("--timeout", o->timeout_s, "Watchdog: seconds for the suite run"), 1e6)->capture_default_str();
   c->add_option("--out,-o", o->out, "Parent folder for the results folder")->capture_default_str();
   c->add_option("--name", o->name, "Results folder name (default: UTC timestamp)")->check(cli::folder_name());
+  db::add_options(c, o->db);
   // The suite run's options mean nothing when judging an existing folder.
   for (const char* suite_option : {"--size", "--family", "--technique", "--set", "--min-time", "--repetitions", "--timeout"})
     results->excludes(c->get_option(suite_option));

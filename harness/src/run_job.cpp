@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "checker.hpp"
+#include "db/record.hpp"
 #include "main_job.hpp"
 #include "models.hpp"
 #include "plots.hpp"
@@ -123,6 +124,7 @@ int cmd_bench(const RunOptions& o, const RunContext& rc) {
   std::vector<std::string> skipped;
   auto cases = select_cases(make_filter(o, kDefaultRunSize), nranks, &skipped);
   print_skipped(skipped, nranks);
+  if (comm::rank() == 0) db::check_usable(o.db.under(o.out));
   auto manifest = collect_manifest(rc);
   warn_oversubscribed(manifest, rc);
   // Only rank 0 writes; the folder appears only when complete.
@@ -133,7 +135,9 @@ int cmd_bench(const RunOptions& o, const RunContext& rc) {
   if (!dir) return 0;
   dir->write_json("manifest.json", manifest);
   dir->write_text("report.md", render_report(dir->path(""), fs::path(dir->final_path()).filename()));
-  std::printf("results: %s\n", dir->commit().c_str());
+  const std::string final_path = dir->commit();
+  std::printf("results: %s\n", final_path.c_str());
+  db::record_committed(o.db.under(o.out), final_path, "bench");
   return 0;
 }
 
@@ -173,6 +177,7 @@ int cmd_run(const RunOptions& o, const RunContext& rc) {
   cf.sets.clear();
   const auto check_list = select_in_scope(cf, nranks, nullptr);
 
+  if (comm::rank() == 0 && !o.part) db::check_usable(o.db.under(o.out));
   auto manifest = collect_manifest(rc);
   warn_oversubscribed(manifest, rc);
   std::unique_ptr<ResultsDir> dir;
@@ -216,6 +221,7 @@ int cmd_run(const RunOptions& o, const RunContext& rc) {
   const std::string final_path = dir->commit();
   std::fputs(render_summary(final_path).c_str(), stdout);
   std::printf("results: %s (report.md)\n", final_path.c_str());
+  db::record_committed(o.db.under(o.out), final_path, "run");
   return code;
 }
 
