@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# db_test.sh SCALEPROOF REPO CASE: the results database end to end.
+#   import_repo  every results folder of the repository imports; a second import adds nothing
+#   concurrent   four imports at once into one database: every run's rows, as when imported alone
+#   killed       an import killed mid-way (SIGKILL): the database is as before, never half a run
+#   bad_input    not SQLite, a newer schema, a lock held past --db-timeout, nothing to import,
+#                a history query matching nothing: one line, exit 2, the database unchanged
+#   history      runs listed, a trend with its plot, the regression gate (exit 1), compare by run id
+set -u
+bin=$1; repo=$2; case=$3
+data=$repo/harness/tests/data
+work=$(mktemp -d); trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+cd "$work"
+fail() { echo "FAIL: $*"; exit 1; }
+# SQL on a database through Python's sqlite3 (no sqlite3 command needed): one row per line, '|' between columns.
+q() { python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+for row in c.execute(sys.argv[2]): print("|".join(str(v) for v in row))' "$1" "$2"; }
+# Rows per run, keyed by the recorded path: what "nothing lost" compares.
+shape() { q "$1" "SELECT r.path, (SELECT count(*) FROM cases c WHERE c.run_id = r.id),
+  (SELECT count(*) FROM measurements m JOIN cases c ON m.case_id = c.id WHERE c.run_id = r.id),
+  (SELECT count(*) FROM stats s JOIN measurements m ON s.measurement_id = m.id JOIN cases c ON m.case_id = c.id WHERE c.run_id = r.id),
+  (SELECT count(*) FROM verdicts v JOIN cases c ON v.case_id = c.id WHERE c.run_id = r.id)
+  FROM runs r ORDER BY r.path"; }
+# Exit 2 with exactly one error line, and the named file unchanged.
+expect_bad() {
+  local file=$1; shift
+  local before; before=$( [[ -e $file ]] && md5sum < "$file" || echo absent)
+  "$bin" "$@" >out 2>err; local rc=$?
+  [[ $rc -eq 2 ]] || { cat out err; fail "$* exited $rc, not 2"; }
+  [[ $(grep -c . err) -eq 1 ]] && grep -q '^scaleproof: error: ' err || { cat err; fail "$*: not one error line"; }
+  local after; after=$( [[ -e $file ]] && md5sum < "$file" || echo absent)
+  [[ $before == "$after" ]] || fail "$*: $file changed"
+  cat err
+}
+
+case $case in
+import_repo)
+  "$bin" db import "$repo/results" --db all.sqlite > out || { cat out; fail "import of results/ failed"; }
+  tail -1 out
+  items=$(grep -c '^run [0-9]*: ' out)
+  [[ $items -ge 30 ]] || fail "only $items results imported from $repo/results"
+  [[ $(q all.sqlite "SELECT count(*) FROM runs") -eq $items ]] || fail "runs table does not hold the $items imported"
+  for kind in run scale qualify nccl-tests; do
+    [[ $(q all.sqlite "SELECT count(*) FROM runs WHERE kind = '$kind'") -gt 0 ]] || fail "no run of kind $kind imported"
+  done
+  [[ $(q all.sqlite "SELECT count(*) FROM runs r WHERE NOT EXISTS (SELECT 1 FROM cases c WHERE c.run_id = r.id)") -eq 0 ]] ||
+    fail "a run was imported without a case"
+  # Every statistic of a bench.json entry is stored: one entry of main-small-20261125, field by field.
+  main=$(q all.sqlite "SELECT id FROM runs WHERE name = 'main-small-20261125'")
+  want=$(python3 -c "
+import json,sys
+b=[e for e in json.load(open('$repo/results/main-small-20261125/bench.json'))['benchmarks'] if e.get('run_type')=='iteration'][0]
+print(sum(1 for k in b if k not in ('name','run_name')) + 1, b['run_name'].replace('/manual_time',''))")
+  nkeys=${want%% *}; name=${want#* }
+  got=$(q all.sqlite "SELECT count(*) FROM stats s JOIN measurements m ON s.measurement_id = m.id JOIN cases c ON m.case_id = c.id
+        WHERE c.run_id = $main AND m.label = 'rep0' AND c.family || '/' || c.technique || '/' || c.variant || '/' || c.params = '$name'")
+  [[ $got -eq $nkeys ]] || fail "$name rep0: $got statistics stored, the JSON has $nkeys (with seconds)"
+  before=$(shape all.sqlite | md5sum)
+  "$bin" db import "$repo/results" --db all.sqlite > out2 || fail "second import failed"
+  grep -q ": 0 run(s) imported" out2 || { tail -1 out2; fail "the second import added runs"; }
+  [[ $(shape all.sqlite | md5sum) == "$before" ]] || fail "the second import changed the database"
+  echo "import_repo: $items results folders and files imported" ;;
+concurrent)
+  folders=("$repo/results/main-small-20261121" "$repo/results/conv-medium" "$repo/results/precision_small_20261121T1357Z"
+           "$repo/results/main-medium-20261121")
+  for i in 0 1 2 3; do "$bin" db import "${folders[$i]}" --db alone.sqlite > /dev/null || fail "import of ${folders[$i]}"; done
+  pids=()
+  for i in 0 1 2 3; do "$bin" db import "${folders[$i]}" --db shared.sqlite --db-timeout 120 > "log$i" 2>&1 & pids+=($!); done
+  for i in 0 1 2 3; do wait "${pids[$i]}" || { cat "log$i"; fail "concurrent import $i failed"; }; done
+  [[ $(shape shared.sqlite) == "$(shape alone.sqlite)" ]] || { shape shared.sqlite; shape alone.sqlite; fail "rows differ from the imports one at a time"; }
+  echo "concurrent: 4 writers, $(q shared.sqlite 'SELECT count(*) FROM stats') statistics, as imported one at a time" ;;
+killed)
+  "$bin" db import "$data/compare/a" --db base.sqlite > /dev/null || fail "base import"
+  # Killed while its transaction is open (the rollback journal exists): the next reader rolls it back.
+  for attempt in 1 2 3; do
+    cp base.sqlite k.sqlite
+    "$bin" db import "$repo/results" --db k.sqlite > /dev/null 2>&1 & pid=$!
+    for _ in $(seq 3000); do [[ -e k.sqlite-journal ]] && break; kill -0 $pid 2>/dev/null || break; sleep 0.01; done
+    [[ -e k.sqlite-journal ]] || fail "attempt $attempt: the import ended before its transaction was seen"
+    kill -KILL $pid; wait $pid 2>/dev/null
+    [[ $(q k.sqlite "PRAGMA integrity_check") == ok ]] || fail "integrity check after a kill mid-transaction"
+    [[ $(shape k.sqlite) == "$(shape base.sqlite)" ]] || fail "attempt $attempt: the killed import left rows"
+    echo "killed mid-transaction (attempt $attempt): the database holds its 1 run, integrity ok"
+  done ;;
+bad_input)
+  echo "not a database" > text.sqlite
+  expect_bad text.sqlite db import "$data/compare/a" --db text.sqlite
+  expect_bad text.sqlite history --db text.sqlite
+  "$bin" db import "$data/compare/a" --db new.sqlite > /dev/null || fail "import"
+  q new.sqlite "PRAGMA user_version = 99"
+  expect_bad new.sqlite db import "$data/compare/b" --db new.sqlite
+  expect_bad new.sqlite history --db new.sqlite
+  expect_bad new.sqlite bench -t stream_copy -s conformance --min-time 0.001 -r 1 --out "$work" --db new.sqlite
+  [[ $(find "$work" -mindepth 1 -maxdepth 1 -type d | wc -l) -eq 0 ]] || fail "bench wrote a folder with a bad --db"
+  "$bin" db import "$data/compare/a" --db ok.sqlite > /dev/null || fail "import"
+  python3 -c "
+import sqlite3,time
+c=sqlite3.connect('ok.sqlite',isolation_level=None); c.execute('BEGIN EXCLUSIVE'); open('held','w').close(); time.sleep(30)" &
+  holder=$!
+  for _ in $(seq 100); do [[ -e held ]] && break; sleep 0.1; done
+  t0=$(date +%s%N)
+  expect_bad ok.sqlite db import "$data/compare/b" --db ok.sqlite --db-timeout 1
+  grep -q "locked" err || fail "the lock is not named"
+  elapsed_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  (( elapsed_ms < 10000 )) || fail "a 1 s --db-timeout waited $elapsed_ms ms"
+  kill $holder; wait $holder 2>/dev/null
+  [[ $(q ok.sqlite "SELECT count(*) FROM runs") -eq 1 ]] || fail "the locked import wrote"
+  mkdir empty
+  expect_bad ok.sqlite db import empty --db ok.sqlite
+  expect_bad ok.sqlite history --db ok.sqlite --machine nosuch
+  expect_bad ok.sqlite history --db ok.sqlite --case nosuch/kokkos/N=1
+  expect_bad ok.sqlite history --db ok.sqlite --case gemm-only
+  expect_bad ok.sqlite history --db ok.sqlite --since 2026-13
+  expect_bad ok.sqlite compare 12345 "$data/compare/a" --db ok.sqlite
+  expect_bad missing.sqlite history --db missing.sqlite
+  [[ ! -e missing.sqlite ]] || fail "history created a database"
+  echo "bad_input: every case one line, exit 2, database unchanged" ;;
+history)
+  for i in 1 2 3; do
+    cp -r "$data/compare/a" "a$i"
+    "$bin" db import "a$i" --db h.sqlite > /dev/null || fail "import a$i"
+  done
+  cp -r "$data/compare/b" b
+  "$bin" db import b --db h.sqlite > /dev/null || fail "import b"
+  "$bin" history --db h.sqlite > out || fail "history list"
+  grep -q "^4 run(s)" out || { cat out; fail "4 runs not listed"; }
+  key="gemm/kokkos/dtype=fp32,M=64,N=64,K=64"  # 1.3x slower in b than in a
+  "$bin" history --db h.sqlite --case "$key" --window 3 --threshold 0.2 --plot trend.png > out; rc=$?
+  cat out
+  [[ $rc -eq 1 ]] || fail "a 1.3x slowdown beyond a 0.2 threshold exited $rc, not 1"
+  grep -q "ratio 1.300.*REGRESSION" out || fail "the regression line does not say ratio 1.300"
+  if python3 -c "import matplotlib" 2>/dev/null; then
+    [[ -s trend.png ]] || fail "no plot written"
+  fi
+  "$bin" history --db h.sqlite --case "$key" --threshold 0.5 --plot trend.png > out || fail "below the threshold is not ok"
+  "$bin" history --db h.sqlite --case "stream_triad/kokkos/N=1048576" --plot t2.png > out || fail "a faster last run failed"
+  "$bin" history --db h.sqlite -t gemm --variant kokkos > out || fail "filtered list"
+  grep -q "^4 run(s)" out || fail "filter by technique lost runs"
+  "$bin" compare 1 4 --db h.sqlite > out; rc=$?
+  [[ $rc -eq 1 ]] && grep -q "1.300  REGRESSION" out || { cat out; fail "compare by run id: exit $rc"; }
+  "$bin" compare "$data/compare/a" 4 --db h.sqlite > out; [[ $? -eq 1 ]] || fail "compare folder vs run id"
+  echo "history: trend, gate and compare by run id as expected" ;;
+*) fail "unknown case $case" ;;
+esac
