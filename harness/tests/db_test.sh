@@ -141,5 +141,32 @@ history)
   [[ $rc -eq 1 ]] && grep -q "1.300  REGRESSION" out || { cat out; fail "compare by run id: exit $rc"; }
   "$bin" compare "$data/compare/a" 4 --db h.sqlite > out; [[ $? -eq 1 ]] || fail "compare folder vs run id"
   echo "history: trend, gate and compare by run id as expected" ;;
+reference)
+  # References made from three runs of a (no manifest: machine "unknown"), then runs judged against them.
+  for i in 1 2 3; do cp -r "$data/compare/a" "a$i"; done
+  "$bin" db import a1 a2 a3 --db r.sqlite > /dev/null || fail "import"
+  "$bin" qualify --make-profile p.json --db r.sqlite --from-machine unknown --reference-name lab --min-width 0.1 > out ||
+    { cat out; fail "--make-profile"; }
+  python3 - p.json <<'PY' || fail "the made profile's references"
+import json, sys
+p = json.load(open(sys.argv[1]))
+refs = p["references"]["lab"]
+assert len(refs) == 3, refs
+for r in refs:  # three identical runs of one repetition: the declared minimum width
+    assert abs(r["lower"] - 0.9) < 1e-12 and abs(r["upper"] - 1.1) < 1e-12, r
+g = [r for r in refs if r["case"] == "gemm/kokkos/dtype=fp32,M=64,N=64,K=64"][0]
+assert abs(g["value"] - 0.001) < 1e-15, g
+PY
+  "$bin" qualify --profile p.json --results a1 --machine lab --db none --out q > out || { cat out; fail "a run like the references failed"; }
+  "$bin" qualify --profile p.json --results "$data/compare/b" --machine lab --db none --out q > out; rc=$?
+  [[ $rc -eq 1 ]] && grep -q "first outside: gemm/kokkos/dtype=fp32,M=64,N=64,K=64 seconds 0.0013 s = 1.300" out ||
+    { cat out; fail "b (1.3x slower, bounds 1.1) exited $rc"; }
+  "$bin" qualify --profile p.json --results a1 --machine other --db none --out q > out || fail "no reference, not required: not a failure"
+  grep -q "^SKIP" out || fail "no reference: not SKIP"
+  "$bin" qualify --profile p.json --results a1 --machine other --require-reference --db none --out q > out; rc=$?
+  [[ $rc -eq 1 ]] || fail "--require-reference without a reference exited $rc"
+  expect_bad r.sqlite qualify --make-profile p2.json --db r.sqlite --from-machine nosuch
+  [[ ! -e p2.json ]] || fail "a failed --make-profile wrote"
+  echo "reference: made, judged, required" ;;
 *) fail "unknown case $case" ;;
 esac

@@ -146,6 +146,30 @@ std::vector<TrendPoint> case_trend(Database& d, const std::string& technique, co
   });
 }
 
+std::map<std::string, std::vector<Timing>> bench_timings(Database& d, const std::vector<std::string>& machines) {
+  return d.read([&](SQLite::Database& db) {
+    std::string in;
+    for (size_t i = 0; i < machines.size(); ++i) in += i ? ",?" : "?";
+    SQLite::Statement q(db,
+                        "SELECT c.technique || '/' || c.variant || '/' || c.params, r.id, m.label, s.value FROM runs r "
+                        "JOIN cases c ON c.run_id = r.id JOIN measurements m ON m.case_id = c.id AND m.source = 'bench' "
+                        "JOIN stats s ON s.measurement_id = m.id AND s.key = 'seconds' WHERE r.machine IN (" + in +
+                        ") ORDER BY 1, 2");
+    for (size_t i = 0; i < machines.size(); ++i) q.bind(static_cast<int>(i + 1), machines[i]);
+    std::map<std::string, std::map<std::int64_t, std::vector<std::pair<std::string, double>>>> figs;
+    while (q.executeStep())
+      figs[q.getColumn(0).getString()][q.getColumn(1).getInt64()].push_back(
+          {q.getColumn(2).getString(), q.getColumn(3).isNull() ? NAN : q.getColumn(3).getDouble()});
+    std::map<std::string, std::vector<Timing>> out;
+    for (auto& [k, runs] : figs)
+      for (auto& [id, f] : runs) {
+        Timing t = timing_of(f);
+        if (std::isfinite(t.median) && t.median > 0) out[k].push_back(t);
+      }
+    return out;
+  });
+}
+
 std::map<std::string, Timing> run_timings(Database& d, std::int64_t run_id) {
   return d.read([&](SQLite::Database& db) {
     SQLite::Statement exists(db, "SELECT count(*) FROM runs WHERE id = ?");

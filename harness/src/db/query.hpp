@@ -41,6 +41,10 @@ struct TrendPoint {
 std::vector<TrendPoint> case_trend(Database& d, const std::string& technique, const std::string& variant,
                                    const std::string& params, const RunFilter& f);
 
+// Every benchmark case measured on any of `machines`: "technique/variant/params"
+// -> one timing per run holding it.
+std::map<std::string, std::vector<Timing>> bench_timings(Database& d, const std::vector<std::string>& machines);
+
 // Every case of one run: "technique/variant/params" -> its timing.
 // Throws InputError when the run does not exist.
 std::map<std::string, Timing> run_timings(Database& d, std::int64_t run_id);
