@@ -8,6 +8,7 @@
 
 #include "models.hpp"
 #include "results.hpp"
+#include "stragglers.hpp"
 #include "scaleproof/registry.hpp"
 
 namespace fs = std::filesystem;
@@ -16,7 +17,7 @@ namespace sp {
 
 namespace {
 
-const std::set<std::string> kKinds = {"conformance", "roof_fraction", "busbw", "prediction_error", "reference"};
+const std::set<std::string> kKinds = {"conformance", "roof_fraction", "busbw", "prediction_error", "reference", "straggler"};
 
 std::string fmt(const char* f, double v) {
   char buf[64];
@@ -41,14 +42,14 @@ Criterion parse_criterion(const nlohmann::json& j, const std::string& path, size
   if (!j.contains("kind") || !j["kind"].is_string()) throw InputError(where + ": no \"kind\"");
   c.kind = j["kind"];
   if (!kKinds.count(c.kind))
-    throw InputError(where + ": unknown kind '" + c.kind + "' (conformance, roof_fraction, busbw, prediction_error, reference)");
+    throw InputError(where + ": unknown kind '" + c.kind + "' (conformance, roof_fraction, busbw, prediction_error, reference, straggler)");
   c.cls = j.value("class", "");
   if (!c.cls.empty() && !Registry::get().find(c.cls)) {
     auto fams = Registry::get().families();
     if (std::find(fams.begin(), fams.end(), c.cls) == fams.end() && !j.value("optional", false))
       throw InputError(where + ": unknown class '" + c.cls + "' (a family or technique; mark it optional if not built here)");
   }
-  const char* key = c.kind == "roof_fraction" ? "min" : c.kind == "busbw" ? "min_GBps" : c.kind == "prediction_error" ? "max" : nullptr;
+  const char* key = c.kind == "roof_fraction" ? "min" : c.kind == "busbw" ? "min_GBps" : c.kind == "prediction_error" || c.kind == "straggler" ? "max" : nullptr;
   if (key) {
     if (!j.contains(key) || !j[key].is_number()) throw InputError(where + ": " + c.kind + " needs a number \"" + key + "\"");
     c.threshold = j[key];
@@ -122,6 +123,29 @@ CriterionResult judge_prediction(const Criterion& c, const fs::path& d) {
   if (worst < 0) return no_data(c, "judged model prediction");
   return {c, worst <= c.threshold ? "PASS" : "FAIL", worst,
           "largest |measured/predicted - 1| " + fmt("%.3f", worst) + " (" + at + "), allowed <= " + fmt("%.3f", c.threshold)};
+}
+
+// Every multi-rank case: its slowest rank's time over the median of the other
+// ranks' must not exceed 1 + max.
+CriterionResult judge_straggler(const Criterion& c, const fs::path& d) {
+  int n = 0, slow = 0;
+  double worst = 0;
+  std::string first, at;
+  for (auto& r : rank_spreads_of(d.string())) {
+    if (!in_class(c.cls, r.key.substr(0, r.key.find('/')))) continue;
+    ++n;
+    const std::string who = "rank " + std::to_string(r.slowest) + " on " + r.slow_host + " in " + r.key + ": " +
+                            fmt("%.4g", r.slow_s) + " s, " + fmt("%.1f", 100 * r.excess) + "% over the others' median " +
+                            fmt("%.4g", r.others_median_s) + " s";
+    if (r.excess > c.threshold && !slow++) first = who;
+    if (r.excess >= worst) worst = r.excess, at = who;
+  }
+  if (!n) return no_data(c, "multi-rank case with per-rank times");
+  if (slow)
+    return {c, "FAIL", worst, std::to_string(slow) + " of " + std::to_string(n) + " cases have a straggler beyond " +
+                                  fmt("%.0f%%", 100 * c.threshold) + "; first: " + first};
+  return {c, "PASS", worst, "no rank beyond " + fmt("%.0f%%", 100 * c.threshold) + " of the others' median in " +
+                                std::to_string(n) + " cases; slowest: " + at};
 }
 
 // Every reference of the machine, within the criterion's class and quantity:
@@ -212,6 +236,7 @@ std::vector<CriterionResult> qualify(const Profile& p, const std::string& dir, c
     else if (c.kind == "roof_fraction") out.push_back(judge_roof(c, dir));
     else if (c.kind == "busbw") out.push_back(judge_busbw(c, dir));
     else if (c.kind == "reference") out.push_back(judge_reference(c, dir, p, q));
+    else if (c.kind == "straggler") out.push_back(judge_straggler(c, dir));
     else out.push_back(judge_prediction(c, dir));
   }
   return out;

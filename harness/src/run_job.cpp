@@ -15,6 +15,8 @@
 #include "results.hpp"
 #include "runner.hpp"
 #include "scaleproof/comm.hpp"
+#include "rank_hosts.hpp"
+#include "stragglers.hpp"
 #include "summary.hpp"
 #include "watchdog.hpp"
 
@@ -104,6 +106,12 @@ std::string keep_partial(ResultsDir* dir, const nlohmann::json& manifest, const 
   return dir->commit();
 }
 
+// ranks.md, which the report includes: per-rank times of the multi-rank cases.
+void write_ranks_section(const ResultsDir& dir) {
+  const std::string md = ranks_markdown(rank_spreads_of(dir.path("")));
+  if (!md.empty()) dir.write_text("ranks.md", md);
+}
+
 int failed_checks(const nlohmann::json& rows) {
   int n = 0;
   for (auto& r : rows) n += !r.value("passed", false);
@@ -126,6 +134,7 @@ int cmd_bench(const RunOptions& o, const RunContext& rc) {
   print_skipped(skipped, nranks);
   if (comm::rank() == 0) db::check_usable(o.db.under(o.out));
   auto manifest = collect_manifest(rc);
+  manifest["rank_hosts"] = rank_hosts();
   warn_oversubscribed(manifest, rc);
   // Only rank 0 writes; the folder appears only when complete.
   std::unique_ptr<ResultsDir> dir;
@@ -134,6 +143,7 @@ int cmd_bench(const RunOptions& o, const RunContext& rc) {
   run_benchmarks(cases, bench_options(o, dir ? dir->path("bench.json") : "", manifest));
   if (!dir) return 0;
   dir->write_json("manifest.json", manifest);
+  write_ranks_section(*dir);
   dir->write_text("report.md", render_report(dir->path(""), fs::path(dir->final_path()).filename()));
   const std::string final_path = dir->commit();
   std::printf("results: %s\n", final_path.c_str());
@@ -179,6 +189,7 @@ int cmd_run(const RunOptions& o, const RunContext& rc) {
 
   if (comm::rank() == 0 && !o.part) db::check_usable(o.db.under(o.out));
   auto manifest = collect_manifest(rc);
+  manifest["rank_hosts"] = rank_hosts();
   warn_oversubscribed(manifest, rc);
   std::unique_ptr<ResultsDir> dir;
   if (comm::rank() == 0) dir = std::make_unique<ResultsDir>(o.out, o.name);
@@ -216,6 +227,7 @@ int cmd_run(const RunOptions& o, const RunContext& rc) {
   const std::string note = draw_plots("roofline_plot.py", dir->path(""));
   if (!note.empty()) dir->write_text("plots.md", "_" + note + "_\n");
   for (auto& v : verdicts) code |= (o.strict && v.status == "FAIL") ? 1 : 0;
+  write_ranks_section(*dir);
   const std::string report = render_report(dir->path(""), fs::path(dir->final_path()).filename());
   dir->write_text("report.md", report);
   const std::string final_path = dir->commit();

@@ -6,6 +6,8 @@
 #   bad_input    not SQLite, a newer schema, a lock held past --db-timeout, nothing to import,
 #                a history query matching nothing: one line, exit 2, the database unchanged
 #   history      runs listed, a trend with its plot, the regression gate (exit 1), compare by run id
+#   reference    qualify --make-profile from the database, runs judged against the references
+#   straggler    qualify names the slow rank and its host beyond a declared fraction
 set -u
 bin=$1; repo=$2; case=$3
 data=$repo/harness/tests/data
@@ -168,5 +170,12 @@ PY
   expect_bad r.sqlite qualify --make-profile p2.json --db r.sqlite --from-machine nosuch
   [[ ! -e p2.json ]] || fail "a failed --make-profile wrote"
   echo "reference: made, judged, required" ;;
+straggler)
+  s=$data/stragglers
+  "$bin" qualify --profile "$s/tight.json" --results "$s/run" --db none --out q > out; rc=$?
+  [[ $rc -eq 1 ]] && grep -q "first: rank 2 on node-b in all_reduce/ring/count=1024,dtype=fp32: 0.0136 s, 30.8% over" out ||
+    { cat out; fail "a 30.8% straggler beyond 20% exited $rc"; }
+  "$bin" qualify --profile "$s/loose.json" --results "$s/run" --db none --out q > out || { cat out; fail "within 40% failed"; }
+  echo "straggler: named beyond 20%, passed within 40%" ;;
 *) fail "unknown case $case" ;;
 esac
