@@ -15,6 +15,7 @@
 #include "launch.hpp"
 #include "make_profile.hpp"
 #include "manifest.hpp"
+#include "plots.hpp"
 #include "qualify.hpp"
 #include "report.hpp"
 #include "results.hpp"
@@ -100,6 +101,7 @@ int run_qualify(const QualifyArgs& o) {
   dir.write_text("qualification.md", qualification_markdown(profile, results));
   dir.write_json("manifest.json", collect_manifest({process_command_line(), 1, kx::concurrency()}));
   dir.write_text("report.md", render_report(dir.path(""), fs::path(dir.final_path()).filename()));
+  write_html_report(dir.path(""));
   const std::string final_path = dir.commit();
   if (!o.junit.empty()) write_file_atomic(o.junit, xml);
   db::record_committed(o.db.under(o.out), final_path, "qualify");

@@ -49,6 +49,7 @@ int run_scale(ScaleArgs& a) {
   const std::string note = draw_plots("scaling_plots.py", tmp);
   dir.write_text("scaling.md", render_scaling(tmp, note));
   dir.write_text("report.md", render_report(tmp, std::filesystem::path(dir.final_path()).filename()));
+  write_html_report(tmp);
   const std::string final_path = dir.commit();
   db::record_committed(a.db.under(a.out), final_path, "scale");
 

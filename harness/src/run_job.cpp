@@ -145,6 +145,7 @@ int cmd_bench(const RunOptions& o, const RunContext& rc) {
   dir->write_json("manifest.json", manifest);
   write_ranks_section(*dir);
   dir->write_text("report.md", render_report(dir->path(""), fs::path(dir->final_path()).filename()));
+  write_html_report(dir->path(""));
   const std::string final_path = dir->commit();
   std::printf("results: %s\n", final_path.c_str());
   db::record_committed(o.db.under(o.out), final_path, "bench");
@@ -230,6 +231,7 @@ int cmd_run(const RunOptions& o, const RunContext& rc) {
   write_ranks_section(*dir);
   const std::string report = render_report(dir->path(""), fs::path(dir->final_path()).filename());
   dir->write_text("report.md", report);
+  write_html_report(dir->path(""));
   const std::string final_path = dir->commit();
   std::fputs(render_summary(final_path).c_str(), stdout);
   std::printf("results: %s (report.md)\n", final_path.c_str());

@@ -132,7 +132,7 @@ history)
   cat out
   [[ $rc -eq 1 ]] || fail "a 1.3x slowdown beyond a 0.2 threshold exited $rc, not 1"
   grep -q "ratio 1.300.*REGRESSION" out || fail "the regression line does not say ratio 1.300"
-  if python3 -c "import matplotlib" 2>/dev/null; then
+  if "${SP_PYTHON:-/usr/bin/python3}" -c "import matplotlib" 2>/dev/null; then  # the interpreter draw_plots uses
     [[ -s trend.png ]] || fail "no plot written"
   fi
   "$bin" history --db h.sqlite --case "$key" --threshold 0.5 --plot trend.png > out || fail "below the threshold is not ok"
