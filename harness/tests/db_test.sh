@@ -6,6 +6,7 @@
 #   bad_input    not SQLite, a newer schema, a lock held past --db-timeout, nothing to import,
 #                a history query matching nothing: one line, exit 2, the database unchanged
 #   history      runs listed, a trend with its plot, the regression gate (exit 1), compare by run id
+#   migrate      a database one schema version behind is migrated on open, its rows kept
 #   reference    qualify --make-profile from the database, runs judged against the references
 #   straggler    qualify names the slow rank and its host beyond a declared fraction
 set -u
@@ -143,6 +144,19 @@ history)
   [[ $rc -eq 1 ]] && grep -q "1.300  REGRESSION" out || { cat out; fail "compare by run id: exit $rc"; }
   "$bin" compare "$data/compare/a" 4 --db h.sqlite > out; [[ $? -eq 1 ]] || fail "compare folder vs run id"
   echo "history: trend, gate and compare by run id as expected" ;;
+migrate)
+  "$bin" db import "$data/compare/a" --db m.sqlite > /dev/null || fail "import"
+  before=$(shape m.sqlite)
+  # Version 1: the tables without the lookup indexes the second migration adds.
+  q m.sqlite "DROP INDEX cases_by_key" > /dev/null; q m.sqlite "DROP INDEX runs_by_machine" > /dev/null
+  q m.sqlite "DROP INDEX measurements_by_case" > /dev/null; q m.sqlite "PRAGMA user_version = 1" > /dev/null
+  "$bin" db import "$data/compare/b" --db m.sqlite > /dev/null || fail "import into a version-1 database"
+  [[ $(q m.sqlite "PRAGMA user_version") -eq 2 ]] || fail "not migrated to version 2"
+  [[ $(q m.sqlite "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ('cases_by_key', 'runs_by_machine', 'measurements_by_case')") -eq 3 ]] ||
+    fail "the migration's indexes are missing"
+  [[ $(q m.sqlite "SELECT count(*) FROM runs") -eq 2 ]] || fail "rows lost or not added"
+  [[ $(shape m.sqlite | sed -n 1p) == "$before" ]] || fail "the first run changed"
+  echo "migrate: version 1 -> 2 on open, rows kept" ;;
 reference)
   # References made from three runs of a (no manifest: machine "unknown"), then runs judged against them.
   for i in 1 2 3; do cp -r "$data/compare/a" "a$i"; done
