@@ -1,9 +1,12 @@
 // `scaleproof db import FOLDER...`: loads existing results folders (and
 // nccl-tests JSON files) into the results database, in one transaction.
 // A folder that is not itself a results folder is searched for the results
-// folders below it. Each path is recorded once: importing it again is a no-op.
+// folders below it; one with none (a folder of notes or logs) is skipped with
+// a note, and only an import that finds nothing at all is an input error.
+// Each path is recorded once: importing it again is a no-op.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "db/record.hpp"
@@ -22,13 +25,19 @@ struct DbArgs {
 int run_import(const DbArgs& a) {
   if (comm::size() > 1) throw InputError("run `scaleproof db` as one process");
   if (!a.db.enabled()) throw InputError("--db none: import needs a database");
-  std::vector<std::string> items;
+  std::vector<std::string> items, empty;
   for (auto& f : a.folders) {
+    std::error_code ec;
+    if (!std::filesystem::exists(f, ec)) throw InputError("no results folder at " + f);
     const auto found = db::find_recordable(f);
-    if (found.empty()) throw InputError(f + " holds no results (no results folder or nccl-tests JSON in it)");
+    if (found.empty()) empty.push_back(f);
     items.insert(items.end(), found.begin(), found.end());
   }
+  if (items.empty())
+    throw InputError((a.folders.size() == 1 ? a.folders[0] + " holds" : "none of the folders holds") +
+                     std::string(" results (no results folder or nccl-tests JSON in it)"));
   db::Database d(a.db.under("results"), true);
+  for (auto& f : empty) std::printf("note: %s holds no results; skipped\n", f.c_str());
   const auto recorded = db::record(d, items);
   db::Recorded total;
   int already = 0;
@@ -44,9 +53,10 @@ int run_import(const DbArgs& a) {
     total.cases += r.cases, total.measurements += r.measurements, total.stats += r.stats;
     total.checks += r.checks, total.verdicts += r.verdicts;
   }
-  std::printf("%s: %zu run(s) imported (%d cases, %d measurements, %d statistics, %d checks, %d verdicts), %d already there\n",
+  std::printf("%s: %zu run(s) imported (%d cases, %d measurements, %d statistics, %d checks, %d verdicts), %d already "
+              "there, %zu folder(s) without results\n",
               d.path().c_str(), items.size() - already, total.cases, total.measurements, total.stats, total.checks,
-              total.verdicts, already);
+              total.verdicts, already, empty.size());
   return 0;
 }
 

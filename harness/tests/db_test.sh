@@ -62,6 +62,10 @@ print(sum(1 for k in b if k not in ('name','run_name')) + 1, b['run_name'].repla
   before=$(shape all.sqlite | md5sum)
   "$bin" db import "$repo/results" --db all.sqlite > out2 || fail "second import failed"
   grep -q ": 0 run(s) imported" out2 || { tail -1 out2; fail "the second import added runs"; }
+  # Every folder under results/ named on its own: those without results are skipped with a note.
+  "$bin" db import "$repo"/results/*/ --db each.sqlite > out3 || { tail -3 out3; fail "import of results/*/ failed"; }
+  tail -1 out3
+  [[ $(q each.sqlite "SELECT count(*) FROM runs") -eq $items ]] || fail "results/*/ imported other runs than results/"
   [[ $(shape all.sqlite | md5sum) == "$before" ]] || fail "the second import changed the database"
   echo "import_repo: $items results folders and files imported" ;;
 concurrent)
