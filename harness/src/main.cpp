@@ -141,9 +141,9 @@ int main(int argc, char** argv) {
   report->add_option("--out,-o", report_out, "Write to this file instead of stdout");
   std::vector<Registry::Command> family_commands;
   for (auto& hook : Registry::get().commands()) family_commands.push_back(hook(app));
-  cli::harden(app);
   for (auto& fc : family_commands)
     if (fc.on_ranks) watchdog::add_option(fc.sub);
+  cli::harden(app);  // after every option exists: the watchdog's --timeout of family commands too
 
   int code = 0;
   bool kokkos_up = false;
