@@ -132,7 +132,7 @@ int cmd_bench(const RunOptions& o, const RunContext& rc) {
   std::vector<std::string> skipped;
   auto cases = select_cases(make_filter(o, kDefaultRunSize), nranks, &skipped);
   print_skipped(skipped, nranks);
-  if (comm::rank() == 0) db::check_usable(o.db.under(o.out));
+  db::check_usable_on_ranks(o.db.under(o.out));
   auto manifest = collect_manifest(rc);
   manifest["rank_hosts"] = rank_hosts();
   warn_oversubscribed(manifest, rc);
@@ -188,7 +188,7 @@ int cmd_run(const RunOptions& o, const RunContext& rc) {
   cf.sets.clear();
   const auto check_list = select_in_scope(cf, nranks, nullptr);
 
-  if (comm::rank() == 0 && !o.part) db::check_usable(o.db.under(o.out));
+  if (!o.part) db::check_usable_on_ranks(o.db.under(o.out));
   auto manifest = collect_manifest(rc);
   manifest["rank_hosts"] = rank_hosts();
   warn_oversubscribed(manifest, rc);

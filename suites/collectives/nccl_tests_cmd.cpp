@@ -133,6 +133,7 @@ std::vector<std::string> split(const std::string& s) {
 std::string fmt_wrong(long long w) { return w < 0 ? "N/A" : std::to_string(w); }
 
 int run(const Options& o) {
+  if (!o.json.empty()) sp::db::check_usable_on_ranks(o.db.under(json_parent(o.json)));
   const int p = comm::size(), rank = comm::rank();
   const CollInfo& c = coll_info(o.coll);
   CaseSpec base;
@@ -176,7 +177,6 @@ int run(const Options& o) {
                 "(B)", "(elements)", "", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "",
                 "(us)", "(us)", "(us)", "", "", "(B)", "(B)");
   }
-  if (rank == 0 && !o.json.empty()) sp::db::check_usable(o.db.under(json_parent(o.json)));
   nlohmann::json rows = nlohmann::json::array();
   long long wrong = 0;  // over every checked call, as nccl-tests' "Out of bounds values"
   std::vector<std::string> summary;  // model and traffic at the largest size, per algorithm

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "db/schema.hpp"
+#include "scaleproof/comm.hpp"
 #include "scaleproof/option_range.hpp"
 #include "scaleproof/params.hpp"
 
@@ -117,6 +118,22 @@ void check_usable(const Options& o) {
     fail(o.path, o.timeout_s, e);
   }
   if (access(o.path.c_str(), W_OK) != 0) throw InputError("--db " + o.path + ": not writable");
+}
+
+}  // namespace sp::db
+
+namespace sp::db {
+
+void check_usable_on_ranks(const Options& o) {
+  std::string error;
+  if (comm::rank() == 0) {
+    try {
+      check_usable(o);
+    } catch (const InputError& e) {
+      error = e.what();
+    }
+  }
+  if (!comm::all(error.empty())) throw InputError(comm::rank() == 0 ? error : "--db: refused on rank 0");
 }
 
 }  // namespace sp::db

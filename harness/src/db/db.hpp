@@ -70,5 +70,8 @@ class Database {
 // record into: an existing file must be SQLite at a known schema version,
 // a missing one must be creatable. Writes nothing.
 void check_usable(const Options& o);
+// The same, checked on rank 0 (the rank that records) and thrown on every
+// rank, so that no rank goes on into a collective call alone.
+void check_usable_on_ranks(const Options& o);
 
 }  // namespace sp::db
