@@ -71,6 +71,40 @@ def bench_cases(bench):
     return rows
 
 
+def rank_rows(bench, manifest, job):
+    """Multi-rank cases with per-rank times (counters rank_s.<r>): slowest and fastest rank, their hosts,
+    the excess of the slowest over the median of the others (as harness/src/stragglers.cpp)."""
+    hosts = manifest.get("rank_hosts")
+    for launch in (job or {}).get("launches", []):
+        hosts = hosts or (launch.get("manifest") or {}).get("rank_hosts")
+    hosts = hosts or []
+    chosen = OrderedDict()
+    for b in (bench or {}).get("benchmarks", []):
+        if "rank_s.0" not in b:
+            continue
+        name = b.get("run_name", b.get("name", ""))
+        name = name[:-len("/manual_time")] if name.endswith("/manual_time") else name
+        if b.get("aggregate_name") == "median" or name not in chosen:
+            chosen[name] = b
+    rows = []
+    for name, b in chosen.items():
+        t = []
+        while "rank_s.%d" % len(t) in b:
+            t.append(b["rank_s.%d" % len(t)])
+        if len(t) < 2 or any(not isinstance(x, (int, float)) for x in t):
+            continue
+        slow = max(range(len(t)), key=lambda r: t[r])
+        fast = min(range(len(t)), key=lambda r: t[r])
+        others = sorted(x for r, x in enumerate(t) if r != slow)
+        n = len(others)
+        med = others[n // 2] if n % 2 else 0.5 * (others[n // 2 - 1] + others[n // 2])
+        host = lambda r: hosts[r] if r < len(hosts) else "?"  # noqa: E731
+        rows.append({"case": name.split("/", 1)[-1], "ranks": len(t), "slow": slow, "slow_host": host(slow),
+                     "slow_s": t[slow], "fast": fast, "fast_host": host(fast), "fast_s": t[fast],
+                     "excess": t[slow] / med - 1 if med > 0 else 0})
+    return rows
+
+
 def family_of(technique, cases):
     for c in cases:
         if c["technique"] == technique:
@@ -216,7 +250,7 @@ def main(folder):
     html = env.get_template("report_html.j2").render(
         title=os.path.basename(os.path.normpath(folder)), manifest=manifest, machine=machine, job=job,
         families=families, failures=failures, checks=checks, cases=cases, verdicts=verdicts,
-        qualification=qual, plots=plots,
+        qualification=qual, plots=plots, ranks=rank_rows(bench, manifest, job),
         totals={"checks": len(checks), "checks_failed": sum(1 for c in checks if not c.get("passed")),
                 "cases": len(cases), "verdicts": len(verdicts),
                 "verdicts_failed": sum(1 for v in verdicts if v.get("status") == "FAIL")})
