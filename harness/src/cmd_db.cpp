@@ -34,8 +34,8 @@ int run_import(const DbArgs& a) {
     items.insert(items.end(), found.begin(), found.end());
   }
   if (items.empty())
-    throw InputError((a.folders.size() == 1 ? a.folders[0] + " holds" : "none of the folders holds") +
-                     std::string(" results (no results folder or nccl-tests JSON in it)"));
+    throw InputError((a.folders.size() == 1 ? a.folders[0] + " holds no results" : "none of the folders holds results") +
+                     std::string(" (no results folder or nccl-tests JSON in it)"));
   db::Database d(a.db.under("results"), true);
   for (auto& f : empty) std::printf("note: %s holds no results; skipped\n", f.c_str());
   const auto recorded = db::record(d, items);
