@@ -74,10 +74,9 @@ def bench_cases(bench):
 def rank_rows(bench, manifest, job):
     """Multi-rank cases with per-rank times (counters rank_s.<r>): slowest and fastest rank, their hosts,
     the excess of the slowest over the median of the others (as harness/src/stragglers.cpp)."""
-    hosts = manifest.get("rank_hosts")
-    for launch in (job or {}).get("launches", []):
-        hosts = hosts or (launch.get("manifest") or {}).get("rank_hosts")
-    hosts = hosts or []
+    hosts = manifest.get("rank_hosts") or []
+    for launch in (job or {}).get("launches", []):  # a main job's multi-rank cases ran in its launch
+        hosts = (launch.get("manifest") or {}).get("rank_hosts") or hosts
     chosen = OrderedDict()
     for b in (bench or {}).get("benchmarks", []):
         if "rank_s.0" not in b:

@@ -69,8 +69,8 @@ std::vector<RankSpread> rank_spreads_of(const std::string& dir) {
   const fs::path d(dir);
   if (!fs::exists(d / "bench.json")) return {};
   nlohmann::json manifest = fs::exists(d / "manifest.json") ? read_json((d / "manifest.json").string()) : nlohmann::json();
-  // A main job's multi-rank part ran in its own launch: its manifest names those ranks' hosts.
-  if ((!manifest.is_object() || !manifest.contains("rank_hosts")) && fs::exists(d / "job.json")) {
+  // A main job's multi-rank cases ran in its launch: that part's manifest names their ranks' hosts.
+  if (fs::exists(d / "job.json")) {
     const auto& job = read_json((d / "job.json").string());
     for (auto& l : job.value("launches", nlohmann::json::array()))
       if (l.is_object() && l.contains("manifest") && l["manifest"].is_object() && l["manifest"].contains("rank_hosts"))
