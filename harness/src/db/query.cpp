@@ -36,13 +36,12 @@ struct Where {
   }
 };
 
-Where run_where(const RunFilter& f, bool with_case) {
+// Every query joins runs r with their cases c.
+Where run_where(const RunFilter& f) {
   Where w;
-  if (with_case) {
-    w.add("c.technique = ?", f.technique);
-    w.add("c.variant = ?", f.variant);
-    w.add("c.params = ?", f.params);
-  }
+  w.add("c.technique = ?", f.technique);
+  w.add("c.variant = ?", f.variant);
+  w.add("c.params = ?", f.params);
   w.add("r.machine = ?", f.machine);
   w.add("r.git_commit LIKE ? || '%'", f.commit);
   w.add("r.kind = ?", f.kind);
@@ -95,7 +94,7 @@ Timing timing_of(const std::vector<std::pair<std::string, double>>& figures) {
 std::vector<RunRow> list_runs(Database& d, const RunFilter& f) {
   return d.read([&](SQLite::Database& db) {
     const bool by_case = !f.technique.empty() || !f.variant.empty() || !f.params.empty();
-    Where w = run_where(f, true);
+    Where w = run_where(f);
     const std::string sql = std::string("SELECT ") + kRunColumns + ", count(c.id) FROM runs r " +
                       (by_case ? "JOIN" : "LEFT JOIN") + " cases c ON c.run_id = r.id" + w.sql +
                       " GROUP BY r.id ORDER BY r.date, r.id";
@@ -116,7 +115,7 @@ std::vector<TrendPoint> case_trend(Database& d, const std::string& technique, co
   RunFilter g = f;
   g.technique = technique, g.variant = variant, g.params = params;
   return d.read([&](SQLite::Database& db) {
-    Where w = run_where(g, true);
+    Where w = run_where(g);
     std::string sql = std::string("SELECT ") + kRunColumns +
                       ", m.label, s.value FROM runs r JOIN cases c ON c.run_id = r.id "
                       "JOIN measurements m ON m.case_id = c.id "
