@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli_checks.hpp"
+#include "db/record.hpp"
 #include "launch.hpp"
 #include "manifest.hpp"
 #include "models.hpp"
@@ -27,6 +28,7 @@ struct ScaleArgs {
   SweepOptions opt;
   std::string ranks = "1", threads = "1", out = "results", name;
   bool strict = false;
+  db::Options db;
 };
 
 int run_scale(ScaleArgs& a) {
@@ -35,6 +37,7 @@ int run_scale(ScaleArgs& a) {
   a.opt.threads = parse_counts(a.threads, "thread");
   const SweepPlan plan = plan_sweep(a.opt);  // everything validated before the folder exists
   for (const auto& why : plan.left_out) std::printf("left out: %s\n", why.c_str());
+  db::check_usable(a.db.under(a.out));
   ResultsDir dir(a.out, a.name);
   const std::string tmp = dir.path("");
   auto sweep = run_sweep(plan, tmp);
@@ -46,7 +49,9 @@ int run_scale(ScaleArgs& a) {
   const std::string note = draw_plots("scaling_plots.py", tmp);
   dir.write_text("scaling.md", render_scaling(tmp, note));
   dir.write_text("report.md", render_report(tmp, std::filesystem::path(dir.final_path()).filename()));
+  write_html_report(tmp);
   const std::string final_path = dir.commit();
+  db::record_committed(a.db.under(a.out), final_path, "scale");
 
   int failed_launches = 0, failed_verdicts = 0;
   for (auto& l : sweep["launches"]) failed_launches += l.value("status", "") != "ok";
@@ -90,6 +95,7 @@ Registry::Command hook(CLI::App& app) {
   cli::range(c->add_option("--repetitions,-r", a->opt.repetitions, "Benchmark repetitions"), 1, 1000)->capture_default_str();
   c->add_option("--out,-o", a->out, "Parent folder for the results folder")->capture_default_str();
   c->add_option("--name", a->name, "Results folder name (default: UTC timestamp)")->check(cli::folder_name());
+  db::add_options(c, a->db);
   c->add_flag("--strict", a->strict, "Exit non-zero when a scaling verdict fails");
   return {c, [a] { return run_scale(*a); }};
 }

@@ -53,6 +53,7 @@ void add_run_options(CLI::App* c, Options& o) {
   c->add_option("--name", o.name, "Results folder name (default: UTC timestamp)")->check(cli::folder_name());
   cli::range(c->add_option("--min-time", o.min_time, "Seconds per benchmark repetition"), 1e-6, 3600);
   cli::range(c->add_option("--repetitions,-r", o.repetitions, "Benchmark repetitions"), 1, 1000);
+  db::add_options(c, o.db);
 }
 
 int cmd_list(const Options& o, CLI::App& app) {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
@@ -24,6 +25,11 @@ std::string draw_plots(const std::string& script, const std::string& dir) {
   fs::remove(log);
   if (r.ok()) return "";
   return "plots not drawn: " + script + " " + r.describe() + (last.empty() ? "" : ": " + last);
+}
+
+void write_html_report(const std::string& dir) {
+  const std::string note = draw_plots("report_html.py", dir);
+  if (!note.empty()) std::printf("note: report.html not written: %s\n", note.c_str());
 }
 
 }  // namespace sp

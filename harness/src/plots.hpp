@@ -10,4 +10,9 @@ namespace sp {
 // one line saying why no plot was drawn.
 std::string draw_plots(const std::string& script, const std::string& dir);
 
+// report.html beside report.md (harness/plots/report_html.py, jinja2): the
+// folder's results with their plots inline. When it cannot be drawn, one
+// note line says why and the run goes on.
+void write_html_report(const std::string& dir);
+
 }  // namespace sp

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "checker.hpp"
+#include "db/record.hpp"
 #include "main_job.hpp"
 #include "models.hpp"
 #include "plots.hpp"
@@ -14,6 +15,8 @@
 #include "results.hpp"
 #include "runner.hpp"
 #include "scaleproof/comm.hpp"
+#include "rank_hosts.hpp"
+#include "stragglers.hpp"
 #include "summary.hpp"
 #include "watchdog.hpp"
 
@@ -103,6 +106,12 @@ std::string keep_partial(ResultsDir* dir, const nlohmann::json& manifest, const 
   return dir->commit();
 }
 
+// ranks.md, which the report includes: per-rank times of the multi-rank cases.
+void write_ranks_section(const ResultsDir& dir) {
+  const std::string md = ranks_markdown(rank_spreads_of(dir.path("")));
+  if (!md.empty()) dir.write_text("ranks.md", md);
+}
+
 int failed_checks(const nlohmann::json& rows) {
   int n = 0;
   for (auto& r : rows) n += !r.value("passed", false);
@@ -123,7 +132,9 @@ int cmd_bench(const RunOptions& o, const RunContext& rc) {
   std::vector<std::string> skipped;
   auto cases = select_cases(make_filter(o, kDefaultRunSize), nranks, &skipped);
   print_skipped(skipped, nranks);
+  db::check_usable_on_ranks(o.db.under(o.out));
   auto manifest = collect_manifest(rc);
+  manifest["rank_hosts"] = rank_hosts();
   warn_oversubscribed(manifest, rc);
   // Only rank 0 writes; the folder appears only when complete.
   std::unique_ptr<ResultsDir> dir;
@@ -132,8 +143,12 @@ int cmd_bench(const RunOptions& o, const RunContext& rc) {
   run_benchmarks(cases, bench_options(o, dir ? dir->path("bench.json") : "", manifest));
   if (!dir) return 0;
   dir->write_json("manifest.json", manifest);
+  write_ranks_section(*dir);
   dir->write_text("report.md", render_report(dir->path(""), fs::path(dir->final_path()).filename()));
-  std::printf("results: %s\n", dir->commit().c_str());
+  write_html_report(dir->path(""));
+  const std::string final_path = dir->commit();
+  std::printf("results: %s\n", final_path.c_str());
+  db::record_committed(o.db.under(o.out), final_path, "bench");
   return 0;
 }
 
@@ -173,7 +188,9 @@ int cmd_run(const RunOptions& o, const RunContext& rc) {
   cf.sets.clear();
   const auto check_list = select_in_scope(cf, nranks, nullptr);
 
+  if (!o.part) db::check_usable_on_ranks(o.db.under(o.out));
   auto manifest = collect_manifest(rc);
+  manifest["rank_hosts"] = rank_hosts();
   warn_oversubscribed(manifest, rc);
   std::unique_ptr<ResultsDir> dir;
   if (comm::rank() == 0) dir = std::make_unique<ResultsDir>(o.out, o.name);
@@ -211,11 +228,14 @@ int cmd_run(const RunOptions& o, const RunContext& rc) {
   const std::string note = draw_plots("roofline_plot.py", dir->path(""));
   if (!note.empty()) dir->write_text("plots.md", "_" + note + "_\n");
   for (auto& v : verdicts) code |= (o.strict && v.status == "FAIL") ? 1 : 0;
+  write_ranks_section(*dir);
   const std::string report = render_report(dir->path(""), fs::path(dir->final_path()).filename());
   dir->write_text("report.md", report);
+  write_html_report(dir->path(""));
   const std::string final_path = dir->commit();
   std::fputs(render_summary(final_path).c_str(), stdout);
   std::printf("results: %s (report.md)\n", final_path.c_str());
+  db::record_committed(o.db.under(o.out), final_path, "run");
   return code;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "db/db.hpp"
 #include "manifest.hpp"
 #include "selection.hpp"
 
@@ -23,6 +24,7 @@ struct RunOptions {
   int ranks = 0;         // 0 = the default rank count (main_job.hpp)
   double timeout_s = 0;  // the watchdog's --timeout (no progress for that long), also given to the launch; 0 = default
   bool part = false;     // this process is the launched part of a main job
+  db::Options db;        // where the committed results folder is recorded
 };
 
 // The size a subcommand runs when no --size is given.

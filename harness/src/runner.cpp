@@ -89,6 +89,7 @@ void body(benchmark::State& state, const Case* c, std::string variant, size_t in
     t->run(variant);  // warm-up: first touch, caches, lazy library init
     Kokkos::fence();
   }
+  double own_total = 0;  // this rank's own time; the iteration time is the slowest rank's
   for (auto _ : state) {
     if (nranks > 1) comm::barrier();
     heartbeat::enter();  // outside the timed region: two increments per call
@@ -97,8 +98,14 @@ void body(benchmark::State& state, const Case* c, std::string variant, size_t in
     Kokkos::fence();
     const double seconds = timer.seconds();
     heartbeat::leave();
+    own_total += seconds;
     state.SetIterationTime(comm::max(seconds));
   }
+  // Each rank's mean time per call, so that a slow rank (a straggler) can be named.
+  if (nranks > 1)
+    for (int r = 0; r < nranks; ++r)
+      state.counters["rank_s." + std::to_string(r)] =
+          comm::sum(comm::rank() == r ? own_total / std::max<double>(1, static_cast<double>(state.iterations())) : 0.0);
   const Counts k = t->counts(c->params, nranks);
   using C = benchmark::Counter;
   state.counters["FLOPS"] = C(k.flops, C::kIsIterationInvariantRate);  // 0 for pure data movement

@@ -141,8 +141,8 @@ nlohmann::json run_sweep(const SweepPlan& plan, const std::string& dir) {
                                   std::string("--technique"), plan.tech->info.name, std::string("--size"), o.size,
                                   std::string("--set"), p.label(), std::string("--out"), points.string(),
                                   std::string("--name"), name, std::string("--min-time"), std::to_string(o.min_time),
-                                  std::string("-r"), std::to_string(o.repetitions)})
-        argv.push_back(a);
+                                  std::string("-r"), std::to_string(o.repetitions), std::string("--db"), std::string("none")})
+        argv.push_back(a);  // the sweep is recorded as one run, not point by point
       for (auto& v : c.variants) argv.push_back("--variant"), argv.push_back(v);
       const bool predicted_over = plan.launcher.local() && cores() > 0 && ranks * threads > cores();
       const double load = load_1min();

@@ -20,6 +20,7 @@ import concurrent.futures
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -53,6 +54,8 @@ BASE = {
     "conv-table": [("conv-table", None), (None, os.path.join(DATA, "qualify", "run"))],
     "plan": [("plan", None), ("--preset", "gpt2-small"), ("--ranks", "4"), ("--gemm-gflops", "1000"),
              ("--alpha-us", "1"), ("--beta-gbs", "10"), ("--json", "OUT")],
+    "db import": [("db", None), ("import", None), (None, os.path.join(DATA, "qualify", "run")), ("--db", "OUT")],
+    "history": [("history", None), ("--db", "OUT"), ("--case", "gemm/kokkos/M=8")],
 }
 
 
@@ -217,8 +220,11 @@ def test_inputs():
     return 1 if failures else 0
 
 
+DB = "scaleproof.sqlite"  # the results database every run records into, beside its folders
+
+
 def entries(folder):
-    return sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+    return sorted(e for e in os.listdir(folder) if e != DB) if os.path.isdir(folder) else []
 
 
 def long_run(out):
@@ -303,6 +309,13 @@ def test_concurrent():
                 failures.append(f"{out}: the runs printed {printed}, the folders are {folders}")
             if not os.path.islink(os.path.join(out, "latest")):
                 failures.append(f"{out}: latest is not a link")
+            # Three writers at once: each run's rows are in the database, none lost.
+            with sqlite3.connect(os.path.join(out, DB)) as db:
+                rows = db.execute("SELECT r.path, count(DISTINCT c.id), count(m.id) FROM runs r JOIN cases c ON "
+                                  "c.run_id = r.id JOIN measurements m ON m.case_id = c.id GROUP BY r.id").fetchall()
+            recorded = sorted(os.path.basename(r[0]) for r in rows)
+            if recorded != sorted(folders) or len({r[1:] for r in rows}) != 1:
+                failures.append(f"{out}: the database holds {rows}, expected one run per folder {folders}, alike")
         # A regular file named latest is the user's: left as it is, with one note.
         out = os.path.join(work, "userlatest")
         os.makedirs(out)

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -23,6 +24,7 @@
 #include "scaleproof/registry.hpp"
 #include "kernels/collectives/calibrate.hpp"
 #include "kernels/collectives/recursive.hpp"
+#include "db/record.hpp"
 #include "launch.hpp"
 #include "manifest.hpp"
 #include "results.hpp"
@@ -39,7 +41,14 @@ struct Options {
   long long factor = 2;
   int root = 0, iters = 20, warmup = 5, check = 1, settle = kSettleCalls;
   bool no_model = false;
+  sp::db::Options db;  // where the --json file is recorded
 };
+
+// The --json file's folder holds its database, as a results parent does.
+std::string json_parent(const std::string& file) {
+  const auto dir = std::filesystem::path(file).parent_path();
+  return dir.empty() ? "." : dir.string();
+}
 
 struct Timing {
   double seconds = 0;      // per call: median over calls of the max over ranks
@@ -124,6 +133,7 @@ std::vector<std::string> split(const std::string& s) {
 std::string fmt_wrong(long long w) { return w < 0 ? "N/A" : std::to_string(w); }
 
 int run(const Options& o) {
+  if (!o.json.empty()) sp::db::check_usable_on_ranks(o.db.under(json_parent(o.json)));
   const int p = comm::size(), rank = comm::rank();
   const CollInfo& c = coll_info(o.coll);
   CaseSpec base;
@@ -273,6 +283,7 @@ int run(const Options& o) {
         {"settings", {{"iters", o.iters}, {"warmup", o.warmup}, {"settle", o.settle}, {"check", o.check}}},
         {"rows", rows}};
     write_file_atomic(o.json, doc.dump(2) + "\n");
+    sp::db::record_committed(o.db.under(json_parent(o.json)), o.json, "nccl-tests");
   }
   return wrong == 0 ? 0 : 1;  // as nccl-tests: wrong results fail the run
 }
@@ -299,7 +310,8 @@ sp::Registry::Command add(CLI::App& app) {
       ->capture_default_str();
   sp::cli::range(sub->add_option("-c,--check", o.check, "Check results (#wrong): 1 or 0"), 0, 1)->capture_default_str();
   sub->add_flag("--no-model", o.no_model, "Skip the alpha-beta calibration and prediction");
-  sub->add_option("--json", o.json, "Also write the rows as JSON to this file");
+  sub->add_option("--json", o.json, "Also write the rows as JSON to this file (and record it in the results database)");
+  sp::db::add_options(sub, o.db);
   return {sub, [] { return run(o); }, true};
 }
 

@@ -1,0 +1,61 @@
+#include "make_profile.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "db/query.hpp"
+#include "reference.hpp"
+#include "scaleproof/params.hpp"
+
+namespace sp {
+
+namespace {
+
+std::string this_host() {
+  char buf[256] = {};
+  gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+nlohmann::json make_profile(db::Database& d, const MakeProfileOptions& o) {
+  const std::vector<std::string> machines = o.machines.empty() ? std::vector<std::string>{this_host()} : o.machines;
+  const std::string name = !o.name.empty() ? o.name : machines.size() == 1 ? machines.front() : "fleet";
+  std::string listed;
+  for (auto& m : machines) listed += (listed.empty() ? "" : ", ") + m;
+  const auto timings = db::bench_timings(d, machines);
+  if (timings.empty()) throw InputError("--db " + d.path() + ": no benchmark time measured on " + listed);
+  References refs;
+  int runs_max = 0;
+  for (auto& [key, ts] : timings) {
+    std::vector<double> medians;
+    double lo = INFINITY, hi = 0;
+    for (auto& t : ts) medians.push_back(t.median), lo = std::min(lo, t.min), hi = std::max(hi, t.max);
+    const double ref = median_of(medians);
+    Reference r;
+    r.case_key = key;
+    r.value = ref;
+    r.lower = std::min(lo / ref, 1 - o.min_width);
+    r.upper = std::max(hi / ref, 1 + o.min_width);
+    r.lower = std::max(r.lower, 0.0);
+    refs[name].push_back(r);
+    runs_max = std::max(runs_max, static_cast<int>(ts.size()));
+  }
+  return {{"machine", name},
+          {"description", "references from " + d.path() + ": runs on " + listed + " (up to " + std::to_string(runs_max) +
+                              " per case); reference = median of the runs' medians, bounds = observed spread, at least +/-" +
+                              std::to_string(o.min_width)},
+          {"criteria", nlohmann::json::array({{{"name", "every benchmark within its reference for this machine"},
+                                               {"kind", "reference"}, {"quantity", "seconds"}}})},
+          {"references", to_json(refs)}};
+}
+
+}  // namespace sp

@@ -1,0 +1,94 @@
+#include "stragglers.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "number_format.hpp"
+#include "results.hpp"
+
+namespace fs = std::filesystem;
+
+namespace sp {
+
+namespace {
+
+std::string case_key(std::string name) {
+  const std::string suffix = "/manual_time";
+  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+    name.resize(name.size() - suffix.size());
+  const size_t slash = name.find('/');
+  return slash == std::string::npos ? name : name.substr(slash + 1);  // drop the family
+}
+
+}  // namespace
+
+std::vector<RankSpread> rank_spreads(const nlohmann::json& bench, const nlohmann::json& manifest) {
+  std::vector<std::string> hosts;
+  if (manifest.is_object() && manifest.contains("rank_hosts") && manifest["rank_hosts"].is_array())
+    for (auto& h : manifest["rank_hosts"]) hosts.push_back(h.is_string() ? h.get<std::string>() : "?");
+  // Per case: the median aggregate when there are repetitions, else the single run.
+  std::map<std::string, const nlohmann::json*> chosen;
+  if (!bench.is_object() || !bench.contains("benchmarks") || !bench["benchmarks"].is_array()) return {};
+  for (auto& b : bench["benchmarks"]) {
+    if (!b.is_object() || !b.contains("rank_s.0")) continue;
+    const std::string key = case_key(b.value("run_name", b.value("name", "")));
+    const bool median = b.value("aggregate_name", "") == "median";
+    if (median || !chosen.count(key)) chosen[key] = &b;
+  }
+  std::vector<RankSpread> out;
+  for (auto& [key, b] : chosen) {
+    std::vector<double> t;
+    for (int r = 0; b->contains("rank_s." + std::to_string(r)); ++r) {
+      const auto& v = (*b)["rank_s." + std::to_string(r)];
+      t.push_back(v.is_number() ? v.get<double>() : NAN);
+    }
+    if (t.size() < 2 || std::any_of(t.begin(), t.end(), [](double x) { return !std::isfinite(x); })) continue;
+    RankSpread s;
+    s.key = key;
+    s.ranks = static_cast<int>(t.size());
+    s.slowest = static_cast<int>(std::max_element(t.begin(), t.end()) - t.begin());
+    s.fastest = static_cast<int>(std::min_element(t.begin(), t.end()) - t.begin());
+    s.slow_s = t[s.slowest], s.fast_s = t[s.fastest];
+    std::vector<double> others;
+    for (size_t r = 0; r < t.size(); ++r)
+      if (static_cast<int>(r) != s.slowest) others.push_back(t[r]);
+    std::sort(others.begin(), others.end());
+    const size_t n = others.size();
+    s.others_median_s = n % 2 ? others[n / 2] : 0.5 * (others[n / 2 - 1] + others[n / 2]);
+    s.excess = s.others_median_s > 0 ? s.slow_s / s.others_median_s - 1 : 0;
+    auto host = [&](int r) { return r < static_cast<int>(hosts.size()) ? hosts[r] : std::string("?"); };
+    s.slow_host = host(s.slowest), s.fast_host = host(s.fastest);
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::vector<RankSpread> rank_spreads_of(const std::string& dir) {
+  const fs::path d(dir);
+  if (!fs::exists(d / "bench.json")) return {};
+  nlohmann::json manifest = fs::exists(d / "manifest.json") ? read_json((d / "manifest.json").string()) : nlohmann::json();
+  // A main job's multi-rank cases ran in its launch: that part's manifest names their ranks' hosts.
+  if (fs::exists(d / "job.json")) {
+    const auto& job = read_json((d / "job.json").string());
+    for (auto& l : job.value("launches", nlohmann::json::array()))
+      if (l.is_object() && l.contains("manifest") && l["manifest"].is_object() && l["manifest"].contains("rank_hosts"))
+        manifest = l["manifest"];
+  }
+  return rank_spreads(read_json((d / "bench.json").string()), manifest);
+}
+
+std::string ranks_markdown(const std::vector<RankSpread>& rows) {
+  if (rows.empty()) return "";
+  std::string s = "## Per-rank times (stragglers)\n\nEach rank's own mean time per call; the benchmark's time is the slowest "
+                  "rank's. Excess: the slowest rank over the median of the others.\n\n";
+  s += "| case | ranks | slowest rank (host) | time | fastest rank (host) | time | excess |\n|---|---|---|---|---|---|---|\n";
+  for (auto& r : rows)
+    s += "| " + r.key + " | " + std::to_string(r.ranks) + " | " + std::to_string(r.slowest) + " (" + r.slow_host + ") | " +
+         si(r.slow_s, "s") + " | " + std::to_string(r.fastest) + " (" + r.fast_host + ") | " + si(r.fast_s, "s") + " | " +
+         fmt("%.1f%%", 100 * r.excess) + " |\n";
+  return s + "\n";
+}
+
+}  // namespace sp
