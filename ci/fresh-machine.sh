@@ -20,9 +20,9 @@
 # date, ${SCALEPROOF_CACHE:-~/.cache/scaleproof}/fresh-machine/bookworm-minbase-YYYYMMDD.tar
 # (older ones are deleted); each run unpacks it into a new, empty root, so
 # every run starts clean. /proc, /sys (read-only), /dev, /dev/pts and a
-# private /dev/shm are mounted for the commands and unmounted on every exit, also on failure or Ctrl-C. Exit
-# code: 0 when every command run exited 0, else 1; 2 for bad options or a
-# machine that cannot run the check.
+# private /dev/shm are mounted for the commands and unmounted on every exit,
+# also on failure or Ctrl-C. Exit code: 0 when every command run exited 0,
+# else 1; 2 for bad options or a machine that cannot run the check.
 set -euo pipefail
 # One block, read whole before it runs: a checkout or an edit during an
 # hour-long run cannot change the script under it.
