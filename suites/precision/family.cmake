@@ -38,3 +38,5 @@ sp_cli_test(precision_lowbit_bits_16 2 bench --technique lowbit_gemm --set bits=
 sp_cli_test(precision_lowbit_binary_4bit 2 check --technique lowbit_gemm --set scheme=binary --set bits=4)
 sp_cli_test(precision_lowbit_log2_8bit 2 check --technique lowbit_gemm --set scheme=log2 --set bits=8)
 sp_cli_test(precision_lowbit_unknown_scheme 2 run --technique lowbit_gemm --set scheme=ternary)
+sp_cli_test(precision_lowrank_rank_above_min 2 check --technique lowrank --set M=16 --set N=8 --set r=9)
+sp_cli_test(precision_lowrank_rank_zero 2 bench --technique lowrank --set r=0)
