@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <vector>
 
 #include "kernels/conv/conv_deformable.hpp"
 #include "kernels/conv/conv_direct.hpp"
@@ -63,6 +64,23 @@ double flops_closed(const Shape& s) {
 }
 // The standard convolution of the same shape.
 double flops_standard(const Shape& s) { return 2.0 * s.N * s.OH * s.OW * s.O * s.C * s.k * s.k; }
+
+// Memory access cost of each layer of the block (Ma et al. 2018: the bytes
+// a layer must move, its inputs, weights and outputs), with its FLOPs.
+struct Component {
+  const char* name;
+  double flops, bytes;
+};
+std::vector<Component> components(const Shape& s) {
+  const double out = double(s.N) * s.OH * s.OW, kk = double(s.k) * s.k, taps = s.dg * kk;
+  const double x = double(s.N) * s.C * s.H * s.W, col = out * s.C * kk;
+  std::vector<Component> c;
+  c.push_back({"offset conv", out * 2 * taps * (2 * s.C * kk + 1), 4 * (x + 2 * taps * (s.C * kk + 1) + out * 2 * taps)});
+  if (s.v2) c.push_back({"mask conv", out * taps * (2 * s.C * kk + 1), 4 * (x + taps * (s.C * kk + 1) + out * taps)});
+  c.push_back({"sampling", col * (cv::kSampleFlops + (s.v2 ? 1 : 0)), 4 * (x + out * taps * (s.v2 ? 3 : 2) + col)});
+  c.push_back({"GEMM", 2 * col * s.O, 4 * (col + s.O * s.C * kk + out * s.O)});
+  return c;
+}
 
 class ConvDeformable : public sp::Technique {
  public:
@@ -137,13 +155,16 @@ class ConvDeformable : public sp::Technique {
   // The deformable variant: offset (and mask) convs, sampling into the
   // column matrix, GEMM; bytes: input, weights, offsets and masks written
   // and read, the column matrix written and read, the output.
+  // Layer by layer, as the conv family counts a block: each layer reads its
+  // inputs and weights and writes its output once, so the input is read by
+  // every consumer (offset conv, mask conv, sampling).
   sp::Counts counts(const sp::Params& p, int) const override {
     const Shape s = shape_of(p);
     const double out = double(s.N) * s.OH * s.OW, taps = s.dg * s.k * s.k;
     const double col = double(s.C) * s.k * s.k * s.OH * s.OW * s.N, maps = out * taps * (s.v2 ? 3 : 2);
     sp::Counts c;
     c.flops = flops_closed(s);
-    c.bytes_read = 4 * (double(s.N) * s.C * s.H * s.W + params_closed(s) + maps + col);
+    c.bytes_read = 4 * ((s.v2 ? 3 : 2) * double(s.N) * s.C * s.H * s.W + params_closed(s) + maps + col);
     c.bytes_written = 4 * (maps + col + out * s.O);
     c.dtype = "fp32";
     return c;
@@ -271,6 +292,31 @@ class ConvDeformable : public sp::Technique {
       std::snprintf(buf, sizeof buf, "%.3fx the standard conv's %.4g FLOPs", flops_closed(s) / flops_standard(s),
                     flops_standard(s));
       exact("FLOPs", flops_closed(s), c.at("flops_counted"), buf);
+    }
+    if (variant == "deform") {
+      // Memory access cost: the layers' MAC summed against the bytes the
+      // roofline uses (counts()), exactly; then each layer's intensity
+      // against the machine balance P / BW: below it the layer is memory-bound.
+      double mac = 0;
+      std::string bound;
+      const double balance = machine.bandwidth > 0 ? machine.peak_for("fp32") / machine.bandwidth : 0;
+      for (const auto& comp : components(s)) {
+        mac += comp.bytes;
+        if (balance <= 0) continue;
+        sp::Verdict v{info_.name, variant, p.label(), std::string("intensity / machine balance, ") + comp.name, "x"};
+        v.predicted = comp.flops / comp.bytes, v.measured = balance, v.ratio = v.predicted / balance;
+        v.band_lo = 0, v.band_hi = INFINITY, v.status = "INFO";
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "%s: %.3g FLOP/B vs balance %.3g FLOP/B: %s; MAC %.4g B", comp.name, v.predicted,
+                      balance, v.ratio < 1 ? "memory-bound" : "compute-bound", comp.bytes);
+        v.note = buf;
+        out.push_back(v);
+        if (v.ratio < 1) bound += std::string(bound.empty() ? "" : ", ") + comp.name;
+      }
+      const sp::Counts cn = counts(p, 1);
+      exact("memory access cost", mac, cn.bytes(),
+            "sum over layers of inputs + weights + outputs vs the roofline bytes; memory-bound: " +
+                (balance > 0 ? (bound.empty() ? std::string("none") : bound) : std::string("no machine balance")));
     }
     if (variant != "deform" && m.seconds > 0) {
       // Roofline position of the standard conv of the same shape (its own counts).
