@@ -169,9 +169,12 @@ inline LowbitWeights binarize_weights(const Mat<const float>& wt) {
 }
 
 // C (M x N) = A W with A int8 per row (qa) and W^T uniform or log2 packed.
+// One work item per (block of MB rows, output channel j): the channel's
+// codes are unpacked CH at a time into an int8 buffer that all MB rows then
+// dot with their activations (contiguous int8 x int8 -> int32 loops).
 template <int BITS, bool LOG>
 void gemm_lowbit_packed(const Quantized& qa, const LowbitWeights& w, const Mat<float>& C) {
-  constexpr int MB = 4, PER = 8 / BITS;  // rows per work item share each unpacked weight
+  constexpr int MB = 8, PER = 8 / BITS, CH = 64;  // CH: codes per unpack, a multiple of PER
   const int M = int(C.extent(0)), N = int(C.extent(1)), group = w.group, G = w.K / group;
   auto a = qa.q;
   auto sa = qa.scale;
@@ -182,14 +185,20 @@ void gemm_lowbit_packed(const Quantized& qa, const LowbitWeights& w, const Mat<f
       KOKKOS_LAMBDA(const int ib, const int j) {
         const int i0 = ib * MB, rows = M - i0 < MB ? M - i0 : MB;
         float c[MB] = {};
+        int8_t wb[CH];
         for (int g = 0; g < G; ++g) {
           int32_t p[MB] = {};
-          for (int byte = g * group / PER; byte < (g + 1) * group / PER; ++byte) {
-            const unsigned bits = packed(j, byte);
-            for (int t = 0; t < PER; ++t) {
-              const int wv = decode<BITS, LOG>(bits >> (t * BITS));
-              const int k = byte * PER + t;
-              for (int r = 0; r < rows; ++r) p[r] += int32_t(a(i0 + r, k)) * wv;
+          for (int k0 = g * group; k0 < (g + 1) * group; k0 += CH) {
+            const int len = (g + 1) * group - k0 < CH ? (g + 1) * group - k0 : CH;  // a multiple of PER
+            for (int b = 0; b < len / PER; ++b) {
+              const unsigned byte = packed(j, k0 / PER + b);
+              for (int t = 0; t < PER; ++t) wb[b * PER + t] = static_cast<int8_t>(decode<BITS, LOG>(byte >> (t * BITS)));
+            }
+            for (int r = 0; r < rows; ++r) {
+              const int8_t* ar = &a(i0 + r, k0);
+              int32_t s = 0;
+              for (int t = 0; t < len; ++t) s += int32_t(ar[t]) * int32_t(wb[t]);
+              p[r] += s;
             }
           }
           for (int r = 0; r < rows; ++r) c[r] += (sa(i0 + r) * scale(j, g)) * static_cast<float>(p[r]);
