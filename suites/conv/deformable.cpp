@@ -134,6 +134,9 @@ class ConvDeformable : public sp::Technique {
     const auto& o = p.s("offsets");
     if (o != "learned" && o != "zero" && o != "outside")
       throw sp::InputError("conv_deformable: unknown offsets '" + o + "' (learned, zero or outside)");
+    for (const char* key : {"N", "C", "O", "H", "W", "k", "stride", "dg"})  // before any int conversion
+      if (p.i(key) > (int64_t(1) << 24))
+        throw sp::InputError(std::string("conv_deformable: ") + key + " above 2^24 is not supported");
     const Shape s = shape_of(p);
     if (s.k % 2 == 0) throw sp::InputError("conv_deformable: k must be odd (same padding)");
     if (s.C % s.dg != 0) throw sp::InputError("conv_deformable: dg=" + p.s("dg") + " does not divide C=" + p.s("C"));

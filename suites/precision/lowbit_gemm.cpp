@@ -133,6 +133,8 @@ class LowbitGemm : public sp::Technique {
     if (p.s("outliers") != "0" && p.s("outliers") != "1") throw sp::InputError("lowbit_gemm: outliers must be 0 or 1");
     const auto scheme = scheme_of(p);
     const int64_t bits = p.i("bits"), g = p.i("group"), K = p.i("K");
+    if (p.i("M") * K > (int64_t(1) << 30) || K * p.i("N") > (int64_t(1) << 30))
+      throw sp::InputError("lowbit_gemm: matrices above 2^30 elements are not supported");
     if (bits != 1 && bits != 2 && bits != 4 && bits != 8)
       throw sp::InputError("lowbit_gemm: bits must be 1, 2, 4 or 8 (got " + p.s("bits") + ")");
     if (K % g != 0) throw sp::InputError("lowbit_gemm: group " + p.s("group") + " does not divide K=" + p.s("K"));
@@ -144,11 +146,11 @@ class LowbitGemm : public sp::Technique {
     if (scheme != LowbitRef::binary && g * bits % 8 != 0)
       throw sp::InputError("lowbit_gemm: a group of " + p.s("group") + " " + p.s("bits") + "-bit codes does not fill whole bytes");
     // Group sums |p| <= 127 * max|w| * group must convert to fp32 exactly (< 2^24).
-    const int64_t wmax = scheme == LowbitRef::uniform ? (1 << (bits - 1)) - 1 : int64_t(1) << ((1 << (bits - 1)) - 2);
+    const int64_t wmax = scheme == LowbitRef::binary    ? 1
+                         : scheme == LowbitRef::uniform ? (1 << (bits - 1)) - 1
+                                                        : int64_t(1) << ((1 << (bits - 1)) - 2);
     if (127 * wmax * (scheme == LowbitRef::binary ? 1 : g) >= (int64_t(1) << 24) || K >= (int64_t(1) << 24))
       throw sp::InputError("lowbit_gemm: group " + p.s("group") + " too large for exact int32 -> fp32 group sums");
-    if (p.i("M") * K > (int64_t(1) << 30) || K * p.i("N") > (int64_t(1) << 30))
-      throw sp::InputError("lowbit_gemm: matrices above 2^30 elements are not supported");
   }
 
   // The low-bit variant's work: 2MNK integer operations; bytes: the packed

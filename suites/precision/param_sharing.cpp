@@ -61,7 +61,7 @@ class ParamSharing : public sp::Technique {
 
   void validate(const sp::Params& p, int nranks) const override {
     Technique::validate(p, nranks);
-    if (p.i("B") * p.i("H") > (int64_t(1) << 30) || p.i("H") * p.i("H") * p.i("L") > (int64_t(1) << 31))
+    if (p.i("B") * p.i("H") > (int64_t(1) << 30) || double(p.i("H")) * double(p.i("H")) * double(p.i("L")) > double(int64_t(1) << 31))
       throw sp::InputError("param_sharing: activations above 2^30 or weights above 2^31 elements are not supported");
   }
 
