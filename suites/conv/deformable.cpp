@@ -260,12 +260,16 @@ class ConvDeformable : public sp::Technique {
   }
 
   void report_counters(const std::string& variant, std::map<std::string, double>& out) override {
-    if (variant != "deform") return;
-    // Parameters from the built weight and bias views; FLOPs from the layers
-    // that ran (2 per multiply-add, 1 per bias add) and the samples written.
+    // Parameters from the built weight and bias views (the standard
+    // variants hold only the main conv's); FLOPs from the layers that ran
+    // (2 per multiply-add, 1 per bias add) and the samples written.
+    if (variant != "deform") {
+      out["params"] = double(w_.span());
+      return;
+    }
     double params = double(w_.span() + ow_.span() + ob_.span());
     if (s_.v2) params += double(mw_.span() + mb_.span());
-    out["params_counted"] = params;
+    out["params"] = params;
     auto conv_flops = [](const cv::ConvSpec& c, const cv::Tensor<F>& y) {
       const double outs = double(y.span());
       return outs * (2.0 * c.macs_per_output() + (c.bias ? 1 : 0));
@@ -289,8 +293,10 @@ class ConvDeformable : public sp::Technique {
       v.note = note;
       out.push_back(v);
     };
-    if (variant == "deform" && c.count("params_counted")) {
-      exact("parameters", params_closed(s), c.at("params_counted"), "O C k^2 + 2 dg k^2 (C k^2 + 1) [+ dg k^2 (C k^2 + 1) for v2]");
+    if (variant != "deform" && c.count("params"))
+      exact("parameters", double(s.O) * s.C * s.k * s.k, c.at("params"), "O C k^2: the standard conv's weights");
+    if (variant == "deform" && c.count("params")) {
+      exact("parameters", params_closed(s), c.at("params"), "O C k^2 + 2 dg k^2 (C k^2 + 1) [+ dg k^2 (C k^2 + 1) for v2]");
       char buf[160];
       std::snprintf(buf, sizeof buf, "%.3fx the standard conv's %.4g FLOPs", flops_closed(s) / flops_standard(s),
                     flops_standard(s));
