@@ -8,7 +8,7 @@
 
 #include "kernels/nn/activations.hpp"
 #include "kernels/nn/gemm.hpp"
-#include "kernels/precision/lowrank.hpp"
+#include "kernels/precision/flop_count.hpp"
 
 namespace sp::precision {
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/nn/gemm.hpp"
+#include "kernels/precision/flop_count.hpp"
 #include "kernels/precision/svd_jacobi.hpp"
 
 namespace sp::precision {
@@ -17,12 +18,6 @@ struct LowRank {
   int M = 0, N = 0, r = 0;
   Kokkos::View<float*> P, Q;  // M x r and r x N, row-major
   double params() const { return double(P.span() + Q.span()); }
-};
-
-// FLOPs issued by the forward calls, counted product by product (2 m n k each).
-struct FlopCount {
-  double flops = 0;
-  void add(int m, int n, int k) { flops += 2.0 * m * n * k; }
 };
 
 inline LowRank truncate(const Svd& svd, int r) {
