@@ -13,7 +13,7 @@ if(SP_ENABLE_OPENBLAS)
 endif()
 
 # Unit tests of the precision family's building blocks (16-bit conversions,
-# loss scaler, quantization edge cases, checkpoint memory, bad parameters),
+# loss scaler, quantization edge cases, low-bit codes, checkpoint memory, bad parameters),
 # and command-line tests of its bad-input contract (one line, exit 2).
 if(NOT SP_BUILD_TESTS)
   return()
@@ -22,7 +22,8 @@ sp_unit_tests(sp_precision_tests
   ${CMAKE_CURRENT_LIST_DIR}/tests/test_float16.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tests/test_loss_scaler.cpp
   ${CMAKE_CURRENT_LIST_DIR}/tests/test_quantize.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/tests/test_checkpoint_prune.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/tests/test_checkpoint_prune.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/tests/test_lowbit.cpp)
 
 sp_cli_test(precision_sparsity_one 2 check --technique pruning --set sparsity=1)
 sp_cli_test(precision_sparsity_negative 2 check --technique pruning --set sparsity=-0.1)
