@@ -50,6 +50,13 @@ faults=(
 "dp_zero_chunk|dataparallel|kernels/dataparallel/dp_trainer.hpp|DevSpan<T>(layer_grad_[l].data() + cb(l), chunk_size(l))|DevSpan<T>(layer_grad_[l].data(), chunk_size(l))|ZeRO-2/3 keeps chunk 0 of the reduced gradient on every rank"
 "prec_prune_order|precision|kernels/precision/sparse.hpp|return fa > fb \|\| (fa == fb && a < b);|return fa < fb \|\| (fa == fb && a < b);|magnitude pruning keeps the smallest weights"
 "prec_quant_scale|precision|kernels/precision/quantize.hpp|s(g) = m / 127.0f;|s(g) = m / 128.0f;|int8 absmax scale divides by 128"
+"prec_lowbit_pack_order|precision|kernels/precision/lowbit.hpp|byte \\|= field << (t * bits);|byte \\|= field << ((per - 1 - t) * bits);|low-bit packing stores a byte's codes in reverse order"
+"prec_lowbit_group_scale|precision|kernels/precision/lowbit.hpp|c[r] += (sa(i0 + r) * scale(j, g)) * static_cast<float>(p[r]);|c[r] += (sa(i0 + r) * scale(j, 0)) * static_cast<float>(p[r]);|low-bit GEMM rescales every group with the first group's scale"
+"prec_xnor_dot|precision|kernels/precision/lowbit.hpp|static_cast<float>(K - 2 * diff);|static_cast<float>(K - diff);|XNOR dot product drops the factor 2 on the popcount"
+"prec_lowrank_sigma|precision|kernels/precision/lowrank.hpp|float(svd.U[size_t(i) * svd.k + c] * svd.s[c]);|float(svd.U[size_t(i) * svd.k + c]);|low-rank factor P leaves out the singular values"
+"prec_stack_relu_tail|precision|kernels/precision/layer_stack.hpp|nn::relu_forward(out, int64_t(B) * H);|nn::relu_forward(out, int64_t(B) * H - 1);|layer stack skips the ReLU of its last element"
+"conv_deform_corner|conv|kernels/conv/conv_deformable.hpp|ly * hx * at(y0 + 1, x0)|ly * hx * at(y0, x0 + 1)|bilinear sample reads the wrong lower-left corner"
+"conv_deform_border|conv|kernels/conv/conv_deformable.hpp|y > T(-1) && y < T(H) && x > T(-1)|y > T(-1) && y < T(H - 1) && x > T(-1)|deformable sampling zeroes the band above the last row"
 "prec_scaler_growth|precision|kernels/precision/loss_scaler.hpp|if (++tracker_ == c_.growth_interval) {|if (tracker_++ == c_.growth_interval) {|loss scaler grows one clean step late"
 "conv_stride|conv|kernels/conv/conv_direct.hpp|row + ow0 * stride + c;|row + ow0 + c;|direct conv ignores the stride in its strided path"
 "coll_ring_rs_steps|collectives|kernels/collectives/ring.hpp|  for (int s = 0; s < p - 1; ++s) {

@@ -30,3 +30,14 @@ endif()
 
 # `scaleproof conv-table` reads results JSON.
 target_link_libraries(${SP_FAMILY_TARGET} PUBLIC nlohmann_json::nlohmann_json CLI11::CLI11)
+
+if(SP_BUILD_TESTS)
+  # Deformable conv: an offsets tensor of the wrong shape, unknown version or offsets.
+  sp_cli_test(conv_deformable_offsets_wrong_shape 2 check --technique conv_deformable --set offset_shape=1x18x5x5)
+  sp_cli_test(conv_deformable_offsets_malformed 2 check --technique conv_deformable --set offset_shape=18x5)
+  sp_cli_test(conv_deformable_unknown_version 2 bench --technique conv_deformable --set version=v3)
+  sp_cli_test(conv_deformable_dg_not_dividing 2 check --technique conv_deformable --set dg=5)
+endif()
+if(SP_BUILD_TESTS)
+  sp_cli_test(conv_mac_without_results 2 conv-mac /nonexistent/results)
+endif()
