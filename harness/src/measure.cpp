@@ -63,6 +63,9 @@ long PhaseClock::count(const std::string& phase) const {
   return it == counts_.end() ? 0 : it->second;
 }
 
+Elapsed::Elapsed() : start_ns_(PhaseClock::now_ns()) {}
+double Elapsed::seconds() const { return PhaseClock::seconds_since(start_ns_); }
+
 namespace {
 
 // One timed call: every rank starts together, device work is finished
@@ -80,16 +83,33 @@ double timed_call(const std::function<void()>& f) {
 
 }  // namespace
 
-std::vector<std::vector<double>> interleave(size_t k, const Schedule& s,
-                                            const std::function<void(size_t, Step)>& step) {
+double per_call_seconds(const std::function<void()>& f, double min_seconds, int min_calls, int runs) {
+  std::vector<double> per_call;
+  for (int r = 0; r < runs; ++r) {
+    const int64_t start = PhaseClock::now_ns();
+    int calls = 0;
+    double elapsed = 0;
+    do {
+      f();
+      Kokkos::fence();
+      ++calls;
+      elapsed = PhaseClock::seconds_since(start);
+    } while (calls < min_calls || elapsed < min_seconds);
+    per_call.push_back(elapsed / calls);
+  }
+  return summarize(per_call).median;
+}
+
+std::vector<std::vector<double>> interleave(size_t k, const TurnSchedule& s,
+                                            const std::function<void(size_t, TurnStep)>& step) {
   for (size_t a = 0; a < k; ++a)
-    for (int i = 0; i < s.warmup; ++i) step(a, Step::warmup);
+    for (int i = 0; i < s.warmup; ++i) step(a, TurnStep::warmup);
   std::vector<std::vector<double>> t(k);
   for (int i = 0; i < s.samples; ++i)
     for (size_t a = 0; a < k; ++a) {
-      for (int j = 0; j < s.settle; ++j) step(a, Step::settle);
-      t[a].push_back(timed_call([&] { step(a, Step::timed); }));
-      if (s.after) step(a, Step::after);
+      for (int j = 0; j < s.settle; ++j) step(a, TurnStep::settle);
+      t[a].push_back(timed_call([&] { step(a, TurnStep::timed); }));
+      if (s.after) step(a, TurnStep::after);
     }
   return t;
 }

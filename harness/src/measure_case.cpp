@@ -26,28 +26,35 @@ void timing_counters(const LoopTiming& t, std::map<std::string, double>& out) {
   out["rank_imbalance"] = t.imbalance;
 }
 
-double probe_value(const Probe& p, const std::vector<std::vector<double>>& t) {
+void probe_counters(const Probe& p, const std::vector<std::vector<double>>& t, std::map<std::string, double>& out) {
   auto stat = [&](const std::vector<double>& v) {
     const TimeStats s = summarize(v);
     return p.stat == Probe::Stat::min ? s.min : s.median;
   };
-  if (t.size() == 1) return stat(t[0]);
-  const double base = stat(t[0]);
-  return base > 0 ? stat(t[1]) / base : 0.0;
+  if (!p.each.empty()) {
+    for (size_t k = 0; k < t.size(); ++k) out[p.each[k]] = stat(t[k]);
+  } else if (t.size() == 1) {
+    out[p.name] = stat(t[0]);
+  } else {
+    const double base = stat(t[0]);
+    out[p.name] = base > 0 ? stat(t[1]) / base : 0.0;
+  }
 }
 
 void run_probes(Technique& t, const std::string& variant, std::map<std::string, double>& out) {
   for (const Probe& p : t.probes(variant)) {
-    if (p.calls.empty() || p.calls.size() > 2 || p.samples < 1 || p.settle < 0)
-      throw std::logic_error(t.info().name + ": probe '" + p.name + "' needs one or two calls and at least one sample");
-    Schedule s;
+    const bool named = p.each.empty() ? p.calls.size() <= 2 : p.each.size() == p.calls.size();
+    if (p.calls.empty() || !named || p.samples < 1 || p.settle < 0)
+      throw std::logic_error(t.info().name + ": probe '" + p.name +
+                             "' needs calls (one or two, or a counter for each) and at least one sample");
+    TurnSchedule s;
     s.settle = p.settle;
     s.samples = p.samples;
     s.after = !p.after.empty();
-    const auto times = interleave(p.calls.size(), s, [&](size_t k, Step step) {
-      t.run_probe(step == Step::after ? p.after : p.calls[k]);
+    const auto times = interleave(p.calls.size(), s, [&](size_t k, TurnStep step) {
+      t.run_probe(step == TurnStep::after ? p.after : p.calls[k]);
     });
-    out[p.name] = probe_value(p, times);
+    probe_counters(p, times, out);
   }
   t.probes_done(variant, out);
 }

@@ -28,10 +28,11 @@ void timing_counters(const LoopTiming& t, std::map<std::string, double>& out);
 
 // Runs and times the technique's declared probes for `variant`, writing each
 // probe's counter into `out`. Collective over ranks. Throws std::logic_error for a
-// probe that names no call, more than two, or fewer than one sample.
+// probe that names no call, fewer than one sample, more than two calls
+// without `each`, or an `each` that does not name every call.
 void run_probes(Technique& t, const std::string& variant, std::map<std::string, double>& out);
-// The counter of one probe from its timed calls (t[k][i]).
-double probe_value(const Probe& p, const std::vector<std::vector<double>>& t);
+// The counters of one probe from its timed calls (t[k][i]).
+void probe_counters(const Probe& p, const std::vector<std::vector<double>>& t, std::map<std::string, double>& out);
 
 // Adds each reported benchmark's samples to a Google Benchmark JSON
 // document: "iteration_seconds" and "rank_seconds". `loops[name]` holds the

@@ -59,11 +59,11 @@ TEST(MeasureStats, ImbalanceIsSlowestOverFastest) {
 }
 
 TEST(MeasureInterleave, CallsTakeTurnsWithSettleAndAfterSteps) {
-  std::vector<std::pair<size_t, sp::Step>> log;
-  sp::Schedule s;
+  std::vector<std::pair<size_t, sp::TurnStep>> log;
+  sp::TurnSchedule s;
   s.warmup = 1, s.settle = 2, s.samples = 2, s.after = true;
-  const auto t = sp::interleave(2, s, [&](size_t k, sp::Step st) { log.push_back({k, st}); });
-  using S = sp::Step;
+  const auto t = sp::interleave(2, s, [&](size_t k, sp::TurnStep st) { log.push_back({k, st}); });
+  using S = sp::TurnStep;
   const std::vector<std::pair<size_t, S>> want = {
       {0, S::warmup}, {1, S::warmup},                                             // warm-up, each once
       {0, S::settle}, {0, S::settle}, {0, S::timed}, {0, S::after},              // sample 0
@@ -76,13 +76,24 @@ TEST(MeasureInterleave, CallsTakeTurnsWithSettleAndAfterSteps) {
   EXPECT_EQ(t[1].size(), 2u);
 }
 
-TEST(MeasureInterleave, ProbeValueIsSecondOverFirst) {
+TEST(MeasureInterleave, ProbeCountersFromTheTimedCalls) {
+  const std::vector<std::vector<double>> t = {{1, 2, 9}, {4, 6, 5}};
+  std::map<std::string, double> out;
   sp::Probe p{"x", {"a", "b"}};
-  EXPECT_EQ(sp::probe_value(p, {{1, 2, 9}, {4, 6, 5}}), 2.5);  // medians 2 and 5
+  sp::probe_counters(p, t, out);
+  EXPECT_EQ(out.at("x"), 2.5);  // medians 5 over 2
   p.stat = sp::Probe::Stat::min;
-  EXPECT_EQ(sp::probe_value(p, {{1, 2, 9}, {4, 6, 5}}), 4.0);
+  sp::probe_counters(p, t, out);
+  EXPECT_EQ(out.at("x"), 4.0);  // fastest 4 over 1
   sp::Probe alone{"y", {"a"}};
-  EXPECT_EQ(sp::probe_value(alone, {{3, 1, 2}}), 2.0);
+  sp::probe_counters(alone, {{3, 1, 2}}, out);
+  EXPECT_EQ(out.at("y"), 2.0);
+  sp::Probe each{"", {"a", "b"}};
+  each.each = {"t_a", "t_b"};
+  sp::probe_counters(each, t, out);
+  EXPECT_EQ(out.at("t_a"), 2.0);
+  EXPECT_EQ(out.at("t_b"), 5.0);
+  EXPECT_EQ(out.count(""), 0u);
 }
 
 namespace {

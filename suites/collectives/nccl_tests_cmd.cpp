@@ -79,12 +79,12 @@ std::vector<Timing> measure(std::vector<std::unique_ptr<Engine>>& engines, const
   // The measurement service times the calls (measure.hpp): settle calls
   // whenever something else runs in between (another algorithm, or a
   // calibration sample after each timed call).
-  Schedule sched;
+  TurnSchedule sched;
   sched.settle = k > 1 || (k == 1 && calib[0]) ? o.settle : 0;
   sched.samples = o.iters;
   sched.after = true;
-  calls = interleave(k, sched, [&](size_t a, Step step) {
-    if (step != Step::after) return engines[a]->run(algos[a]);
+  calls = interleave(k, sched, [&](size_t a, TurnStep step) {
+    if (step != TurnStep::after) return engines[a]->run(algos[a]);
     for (auto& [name, v] : engines[a]->phase_seconds()) ph[a][name].push_back(v);
     if (calib[a]) calib[a]->sample();
   });

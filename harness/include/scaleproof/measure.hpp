@@ -56,6 +56,8 @@ class PhaseClock {
   void clear() { totals_.clear(), counts_.clear(); }
 
  private:
+  friend double per_call_seconds(const std::function<void()>&, double, int, int);
+  friend class Elapsed;
   static int64_t now_ns();
   static double seconds_since(int64_t start_ns);
   void record(const std::string& phase, double s);
@@ -63,12 +65,27 @@ class PhaseClock {
   std::map<std::string, long> counts_;
 };
 
+// A harness-owned clock handle for a timeline inside one call: seconds
+// since the handle was made (a pipeline stage's busy intervals, whose
+// starts and ends are compared across stages), or a bound on how long a
+// loop may drive progress. Monotonic, the same clock as PhaseClock's.
+class Elapsed {
+ public:
+  Elapsed();
+  double seconds() const;
+
+ private:
+  int64_t start_ns_;
+};
+
 // A timing a technique needs besides its variant's timed loop. The service
-// runs it after that loop, on the same setup, and writes counter `name`:
-// - one call: the statistic of its timed calls (seconds);
-// - two calls: stat(calls[1]) / stat(calls[0]), the two timed in turn call by
-//   call (so drift on a shared machine hits both alike): calls[0]'s speed
-//   relative to calls[1]'s.
+// runs it after that loop, on the same setup; several calls are timed in
+// turn, call by call (so drift on a shared machine hits them alike). It
+// writes, in seconds where a time:
+// - `each` given (one name per call): the statistic of each call's times;
+// - else one call: counter `name`, the statistic of its timed calls;
+// - else two calls: counter `name` = stat(calls[1]) / stat(calls[0]),
+//   calls[0]'s speed relative to calls[1]'s.
 // Each timed call is preceded by `settle` untimed calls of itself and
 // followed by `after` (an untimed step, e.g. a calibration sample; "" for
 // none). The call names are the technique's own; run_probe() runs them.
@@ -80,11 +97,20 @@ struct Probe {
   int samples = 9;
   int settle = 0;
   Stat stat = Stat::median;
+  std::vector<std::string> each;
 };
 
+// Seconds per call of f, for a rate measured in passing (a reference rate
+// a technique compares itself with, e.g. its GEMM at its shapes): f is
+// called back to back, fenced after each call, until `min_seconds` have
+// passed and at least `min_calls` calls were made; the result is the median
+// over `runs` such runs of their mean call. This rank's time, not a
+// collective: every rank may call it on its own.
+double per_call_seconds(const std::function<void()>& f, double min_seconds = 5e-3, int min_calls = 2, int runs = 3);
+
 // The schedule the service follows for calls taken in turn.
-enum class Step { warmup, settle, timed, after };
-struct Schedule {
+enum class TurnStep { warmup, settle, timed, after };
+struct TurnSchedule {
   int warmup = 0;   // untimed calls of each, before the first sample
   int settle = 0;   // untimed calls of the same one before each timed call
   int samples = 9;  // timed calls of each
@@ -94,7 +120,7 @@ struct Schedule {
 // does the work of call k at each step; the service barriers and fences
 // around a timed step and reads the clock. Returns the timed seconds,
 // result[k][i], each the slowest rank's (collective over ranks).
-std::vector<std::vector<double>> interleave(size_t k, const Schedule& s,
-                                            const std::function<void(size_t, Step)>& step);
+std::vector<std::vector<double>> interleave(size_t k, const TurnSchedule& s,
+                                            const std::function<void(size_t, TurnStep)>& step);
 
 }  // namespace sp
