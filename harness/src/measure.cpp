@@ -68,10 +68,12 @@ double Elapsed::seconds() const { return PhaseClock::seconds_since(start_ns_); }
 
 namespace {
 
-// One timed call: every rank starts together, device work is finished
-// before the clock stops, and the slowest rank's time is the call's.
+// One timed call: no earlier device work pending and every rank starts
+// together, device work is finished before the clock stops, and the
+// slowest rank's time is the call's.
 double timed_call(const std::function<void()>& f) {
   const bool many = comm::size() > 1;
+  Kokkos::fence();
   if (many) comm::barrier();
   PhaseClock clock;
   const double s = clock.time("call", [&] {
