@@ -61,6 +61,11 @@ bool all(bool v) {
   MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
   return out != 0;
 }
+std::vector<double> all_gather(double v) {
+  std::vector<double> out(static_cast<size_t>(size()), v);
+  if (up()) MPI_Allgather(&v, 1, MPI_DOUBLE, out.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD);
+  return out;
+}
 std::string library_version() {
   char buf[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;
@@ -83,6 +88,7 @@ double min(double v) { return v; }
 double sum(double v) { return v; }
 long long sum(long long v) { return v; }
 bool all(bool v) { return v; }
+std::vector<double> all_gather(double v) { return {v}; }
 std::string library_version() { return "none"; }
 void abort(int code) { std::_Exit(code); }
 #endif

@@ -50,16 +50,26 @@ std::string check_section(const nlohmann::json& rows) {
 
 std::string bench_section(const std::vector<MeasuredCase>& cases) {
   std::string s = "## Benchmarks (median over repetitions; min..max)\n\n";
-  s += "| technique | variant | params | time | min..max | FLOP/s | bytes/s | AI (FLOP/B) |\n";
-  s += "|---|---|---|---|---|---|---|---|\n";
+  s += "Time is the mean call of a repetition; the call statistics (min, median, p90, p99, max) are those of "
+       "single calls within a repetition (each the slowest rank's; the median over repetitions of each statistic); rank imbalance is the slowest rank's median "
+       "call over the fastest's.\n\n";
+  s += "| technique | variant | params | time | min..max | call min / median / p90 / p99 / max | rank imbalance | "
+       "FLOP/s | bytes/s | AI (FLOP/B) |\n";
+  s += "|---|---|---|---|---|---|---|---|---|---|\n";
   for (auto& c : cases) {
     auto get = [&](const char* k) {
       auto it = c.m.counters.find(k);
       return it == c.m.counters.end() ? 0.0 : it->second;
     };
     const double t = c.m.seconds;
+    const bool timed = c.m.counters.count("t_median_s") > 0;
+    const std::string calls = !timed ? "-"
+                                     : si(get("t_min_s"), "s") + " / " + si(get("t_median_s"), "s") + " / " +
+                                           si(get("t_p90_s"), "s") + " / " + si(get("t_p99_s"), "s") + " / " +
+                                           si(get("t_max_s"), "s");
     s += "| " + c.technique + " | " + c.variant + " | " + c.params + " | " + si(t, "s") + " | " + si(c.min_s, "s") +
-         ".." + si(c.max_s, "s") + " | " + (get("flop") > 0 ? si(get("flop") / t, "FLOP/s") : "-") + " | " +
+         ".." + si(c.max_s, "s") + " | " + calls + " | " + (timed ? fmt("%.3g", get("rank_imbalance")) : "-") + " | " +
+         (get("flop") > 0 ? si(get("flop") / t, "FLOP/s") : "-") + " | " +
          (get("bytes") > 0 ? si(get("bytes") / t, "B/s") : "-") + " | " + fmt("%.3g", get("AI")) + " |\n";
   }
   return s + "\n";

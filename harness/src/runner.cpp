@@ -7,6 +7,8 @@
 #include <memory>
 
 #include "heartbeat.hpp"
+#include "measure_case.hpp"
+#include "results.hpp"
 #include "progress.hpp"
 #include "scaleproof/comm.hpp"
 #include "scaleproof/kokkos_compat.hpp"
@@ -62,6 +64,12 @@ struct BenchProgress {
   size_t announced = 0;
 };
 
+// Every timed loop of the run, by benchmark name, for bench.json.
+std::map<std::string, std::vector<LoopTiming>>& loops() {
+  static std::map<std::string, std::vector<LoopTiming>> l;
+  return l;
+}
+
 BenchProgress& bench_progress() {
   static BenchProgress p;
   return p;
@@ -89,23 +97,28 @@ void body(benchmark::State& state, const Case* c, std::string variant, size_t in
     t->run(variant);  // warm-up: first touch, caches, lazy library init
     Kokkos::fence();
   }
-  double own_total = 0;  // this rank's own time; the iteration time is the slowest rank's
+  std::vector<double> mine, slowest;
+  PhaseClock clock;
   for (auto _ : state) {
     if (nranks > 1) comm::barrier();
     heartbeat::enter();  // outside the timed region: two increments per call
-    Kokkos::Timer timer;
-    t->run(variant);
-    Kokkos::fence();
-    const double seconds = timer.seconds();
+    const double seconds = clock.time("call", [&] {
+      t->run(variant);
+      Kokkos::fence();
+    });
     heartbeat::leave();
-    own_total += seconds;
-    state.SetIterationTime(comm::max(seconds));
+    mine.push_back(seconds);
+    slowest.push_back(nranks > 1 ? comm::max(seconds) : seconds);
+    state.SetIterationTime(slowest.back());
   }
   // Each rank's mean time per call, so that a slow rank (a straggler) can be named.
-  if (nranks > 1)
-    for (int r = 0; r < nranks; ++r)
-      state.counters["rank_s." + std::to_string(r)] =
-          comm::sum(comm::rank() == r ? own_total / std::max<double>(1, static_cast<double>(state.iterations())) : 0.0);
+  if (nranks > 1) {
+    double own = 0;
+    for (double x : mine) own += x;
+    own /= std::max<double>(1, static_cast<double>(mine.size()));
+    for (int r = 0; r < nranks; ++r) state.counters["rank_s." + std::to_string(r)] = comm::sum(comm::rank() == r ? own : 0.0);
+  }
+  LoopTiming loop = finish_loop(mine, std::move(slowest));
   const Counts k = t->counts(c->params, nranks);
   using C = benchmark::Counter;
   state.counters["FLOPS"] = C(k.flops, C::kIsIterationInvariantRate);  // 0 for pure data movement
@@ -116,7 +129,13 @@ void body(benchmark::State& state, const Case* c, std::string variant, size_t in
   state.counters["ranks"] = nranks;
   state.counters["threads"] = kx::concurrency();
   std::map<std::string, double> extra;
+  timing_counters(loop, extra);
   t->report_counters(variant, extra);
+  {
+    heartbeat::Call hb(name, "probes");
+    run_probes(*t, variant, extra);
+  }
+  loops()[bench_name(*c, variant)].push_back(std::move(loop));
   // Zero-valued counters are kept (a #wrong of 0 is a result); the NaN that
   // Google Benchmark's cv aggregate gives them is handled by read_json().
   for (auto& [name, value] : extra) state.counters[name] = value;
@@ -167,6 +186,12 @@ int run_benchmarks(const std::vector<Case>& cases, const BenchOptions& opt) {
   active().release();
   bench_progress() = {};
   benchmark::ClearRegisteredBenchmarks();
+  if (root && !opt.json_out.empty()) {
+    nlohmann::json bench = read_json(opt.json_out);  // a copy, with Google Benchmark's nan as null
+    attach_samples(bench, loops());
+    write_file_atomic(opt.json_out, bench.dump(2) + "\n");
+  }
+  loops().clear();
   return static_cast<int>(n);
 }
 

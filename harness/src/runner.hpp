@@ -1,7 +1,11 @@
 #pragma once
 // Benchmarks: every selected case and variant becomes a Google Benchmark with
-// manual timing (fenced, max over ranks, so every rank takes the same
-// iteration decisions), FLOP/s and bytes/s counters, and min/max statistics.
+// manual timing by the measurement service (fenced, max over ranks, so every
+// rank takes the same iteration decisions), FLOP/s and bytes/s counters,
+// min/max statistics over repetitions and, per repetition, the statistics of
+// its iterations and the rank imbalance (measure_case.hpp). The technique's
+// probes run after its timed loop; bench.json keeps every iteration's time
+// and every rank's.
 #include <map>
 #include <string>
 #include <vector>

@@ -25,6 +25,8 @@
 #include <utility>
 #include <vector>
 
+#include "scaleproof/measure.hpp"
+
 #include "kernels/collectives/model.hpp"
 #include "kernels/collectives/ring.hpp"
 
@@ -258,9 +260,10 @@ class Calibrator {
       if (st.kind == CycleStep::reduce) {
         if (pattern_.link == Link::one_way && r != 0) continue;
         const size_t n = std::min(b / sizeof(T), red_);
-        Kokkos::Timer timer;
-        if (n > 0) reduce_into(reinterpret_cast<T*>(to), reinterpret_cast<const T*>(from), n, op_);
-        c.reduce = timer.seconds(), c.reduced_bytes = static_cast<double>(n * sizeof(T));
+        c.reduce = clock_.time("reduce", [&] {
+          if (n > 0) reduce_into(reinterpret_cast<T*>(to), reinterpret_cast<const T*>(from), n, op_);
+        });
+        c.reduced_bytes = static_cast<double>(n * sizeof(T));
         continue;
       }
       const double sec = st.kind == CycleStep::exchange ? exchange(from, to, b)
@@ -280,9 +283,7 @@ class Calibrator {
     char none = 0;
     if (r == 0) {
       t_.send(&none, 0, other), t_.recv(&none, 0, other);  // both now at this point
-      Kokkos::Timer timer;
-      t_.send(buf, b, other), t_.recv(buf, b, other);
-      return timer.seconds() / 2;
+      return clock_.time("round trip", [&] { t_.send(buf, b, other), t_.recv(buf, b, other); }) / 2;
     }
     t_.recv(&none, 0, other), t_.send(&none, 0, other);
     t_.recv(buf, b, other), t_.send(buf, b, other);
@@ -296,10 +297,10 @@ class Calibrator {
     const int other = 1 - r;
     char none = 0, got = 0;
     t_.sendrecv(&none, 0, other, &got, 0, other);  // both partners now at this point
-    Kokkos::Timer timer;
-    if (r == sender) t_.send(from, b, other);
-    else t_.recv(to, b, other);
-    return timer.seconds();
+    return clock_.time("one way", [&] {
+      if (r == sender) t_.send(from, b, other);
+      else t_.recv(to, b, other);
+    });
   }
   // Every rank: send b bytes right while receiving b bytes from the left (a ring step).
   double exchange(const char* buf, char* rbuf, size_t b) {
@@ -307,9 +308,7 @@ class Calibrator {
     char none = 0, got = 0;
     t_.sendrecv(&none, 0, left, &got, 0, right);  // both partners now at this point
     t_.sendrecv(&none, 0, right, &got, 0, left);
-    Kokkos::Timer timer;
-    t_.sendrecv(buf, b, right, rbuf, b, left);
-    return timer.seconds();
+    return clock_.time("exchange", [&] { t_.sendrecv(buf, b, right, rbuf, b, left); });
   }
   // Room of our own: when the collective's buffer holds too few slices, and for the ping-pong.
   char* own_rbuf(int i, size_t b) {
@@ -321,12 +320,12 @@ class Calibrator {
   void sample_reduction(long k) {
     const size_t slots = elems_ / red_;
     T* acc = arena_ + static_cast<size_t>(k + 2) % slots * red_;
-    Kokkos::Timer timer;
-    reduce_into(acc, scratch_, red_, op_);
-    if (k >= 0) red_pb_.push_back(timer.seconds() / static_cast<double>(red_ * sizeof(T)));
+    const double s = clock_.time("reduce", [&] { reduce_into(acc, scratch_, red_, op_); });
+    if (k >= 0) red_pb_.push_back(s / static_cast<double>(red_ * sizeof(T)));
   }
 
   Transport& t_;
+  PhaseClock clock_;  // the harness's clock: every sample below is one of its readings
   CyclePattern pattern_;
   bool has_reduce_ = false;
   std::vector<size_t> sizes_;

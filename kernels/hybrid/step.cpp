@@ -132,9 +132,7 @@ void HybridStep<T>::receive(bool grad, int mb, int c, int from_chunk, T* x) {
     return;
   }
   // The wait is the pipeline's bubble, not work: it is taken out of busy time.
-  Kokkos::Timer wait;
-  g_.pp().wait(g_.pp().irecv(x, size_t(nh_) * sizeof(T), owner(from_chunk), t));
-  busy_ -= wait.seconds();
+  busy_ -= clock_.time("wait", [&] { g_.pp().wait(g_.pp().irecv(x, size_t(nh_) * sizeof(T), owner(from_chunk), t)); });
 }
 
 template <class T>
@@ -257,14 +255,12 @@ void HybridStep<T>::optimizer() {
 
 template <class T>
 void HybridStep<T>::step() {
-  Kokkos::Timer timer;
-  for (const mp::Op& op : sched_.ranks[size_t(g_.coord.pp)]) {
-    timer.reset();
-    if (op.kind == mp::Kind::F) forward(op.mb, op.chunk);
-    else backward(op.mb, op.chunk);
-    Kokkos::fence();
-    busy_ += timer.seconds();
-  }
+  for (const mp::Op& op : sched_.ranks[size_t(g_.coord.pp)])
+    busy_ += clock_.time("op", [&] {
+      if (op.kind == mp::Kind::F) forward(op.mb, op.chunk);
+      else backward(op.mb, op.chunk);
+      Kokkos::fence();
+    });
   g_.pp().wait_all();
   in_flight_.clear();
   local_.clear();

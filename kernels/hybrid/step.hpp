@@ -32,6 +32,7 @@
 #include "kernels/hybrid/param_map.hpp"
 #include "kernels/hybrid/tracked.hpp"
 #include "kernels/nn/optim.hpp"
+#include "scaleproof/measure.hpp"
 
 namespace sp::hybrid {
 
@@ -104,6 +105,7 @@ class HybridStep {
   std::map<int, int> local_;                        // hand-overs inside this rank: tag -> in_flight_ index
   Kokkos::View<T*> x_, y_;                      // this replica's inputs and targets (data, not counted)
   double busy_ = 0;
+  PhaseClock clock_;  // the harness's clock: busy time of F and B operations, pipeline waits
   int64_t t0_dp_ = 0, t0_tp_ = 0;
 };
 

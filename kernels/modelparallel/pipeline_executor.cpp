@@ -4,6 +4,8 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 
+#include "scaleproof/measure.hpp"
+
 namespace sp::mp {
 
 PipelineExecutor::PipelineExecutor(coll::Transport& t, Schedule s, int layers, int h, int rows)
@@ -73,7 +75,7 @@ void PipelineExecutor::deliver(Kind k, int mb, int chunk, int to, const Mat& m) 
   // progress briefly (at most kSendSpin) before computing again, instead of
   // leaving the receiver idle until the next layer's progress call.
   constexpr double kSendSpin = 2e-4;
-  Kokkos::Timer spin;
+  const sp::Elapsed spin;
   bool done = t_.test(h);
   while (!done && spin.seconds() < kSendSpin) done = t_.test(h);
   if (!done) in_flight_.push_back({h, buf});
@@ -97,7 +99,7 @@ PipeStats PipelineExecutor::step(const std::vector<Mat>& inputs, const std::vect
   const coll::Traffic before = t_.total();
   std::map<std::pair<int, int>, std::vector<LayerStash>> stash;  // (mb, chunk) -> per layer
   size_t stash_elems = 0;
-  Kokkos::Timer clock;
+  const sp::Elapsed clock;  // the step's timeline (the harness's clock)
   post_receives();
   for (const Op& op : sched_.ranks[rank_]) {
     auto& ls = chunks_.at(op.chunk);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kernels/nn/gemm.hpp"
+#include "scaleproof/measure.hpp"
 #include "scaleproof/technique.hpp"
 
 namespace sp::nn {
@@ -31,9 +32,10 @@ struct GemmShape {
   double flops() const { return 2.0 * m * n * k * count; }
 };
 
-// FLOP/s of nn::gemm with storage S at these shapes: each shape is called
-// until 5 ms have passed (at least twice), the per-call time is the median
-// of three such runs, and the rate is total FLOPs over the total time.
+// FLOP/s of nn::gemm with storage S at these shapes: each shape's time per
+// call is the measurement service's (per_call_seconds: called until 5 ms
+// have passed, at least twice, median of three such runs), and the rate is
+// total FLOPs over the total time.
 template <class S>
 double gemm_rate(const std::vector<GemmShape>& shapes) {
   double flops = 0, seconds = 0;
@@ -43,20 +45,8 @@ double gemm_rate(const std::vector<GemmShape>& shapes) {
     auto call = [&] { gemm(Op::N, Op::N, sh.m, sh.n, sh.k, A.data(), sh.k, B.data(), sh.n, C.data(), sh.n); };
     call();
     Kokkos::fence();
-    std::vector<double> per_call;
-    for (int rep = 0; rep < 3; ++rep) {
-      Kokkos::Timer t;
-      int calls = 0;
-      do {
-        call();
-        Kokkos::fence();
-        ++calls;
-      } while (calls < 2 || t.seconds() < 5e-3);
-      per_call.push_back(t.seconds() / calls);
-    }
-    std::sort(per_call.begin(), per_call.end());
     flops += sh.flops();
-    seconds += per_call[1] * sh.count;
+    seconds += per_call_seconds(call, 5e-3, 2, 3) * sh.count;
   }
   return seconds > 0 ? flops / seconds : 0;
 }

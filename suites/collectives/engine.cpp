@@ -82,7 +82,7 @@ T from_int(int v) {
 struct Engine::Buffers {
   virtual ~Buffers() = default;
   virtual void reset_inputs(const CaseSpec& s, int rank) = 0;
-  virtual void run(const CaseSpec& s, Transport& t, const std::string& algo, std::map<std::string, double>& ph) = 0;
+  virtual void run(const CaseSpec& s, Transport& t, const std::string& algo, PhaseClock& ph) = 0;
   virtual CheckResult check(const CaseSpec& s, int rank, int p) = 0;
   virtual std::unique_ptr<Engine::Sampler> sampler(Transport& t, const MessageShape& m, Op op) = 0;
 };
@@ -114,7 +114,7 @@ class TypedBuffers : public Engine::Buffers {
     Kokkos::deep_copy(recv_, hrecv_);
   }
 
-  void run(const CaseSpec& s, Transport& t, const std::string& algo, std::map<std::string, double>& ph) override {
+  void run(const CaseSpec& s, Transport& t, const std::string& algo, PhaseClock& ph) override {
     if (algo == "nccl") {
 #ifdef SP_HAVE_NCCL
       nccl::run_collective(s.name(), send_.data(), s.inplace ? send_.data() : recv_.data(), s.count, s.op, s.root);
@@ -232,10 +232,8 @@ class TypedBuffers : public Engine::Buffers {
   }
 
   template <class F>
-  static void timed(std::map<std::string, double>& ph, const char* phase, F&& f) {
-    Kokkos::Timer timer;
-    f();
-    ph[phase] += timer.seconds();
+  static void timed(PhaseClock& ph, const char* phase, F&& f) {
+    ph.time(phase, f);
   }
 
   // The ring collectives with reductions on Exec (host, or the device for ring_nccl).
@@ -253,7 +251,7 @@ class TypedBuffers : public Engine::Buffers {
   }
 
   template <class Exec>
-  void run_ring(const CaseSpec& s, Transport& t, T* buf, std::map<std::string, double>& ph) {
+  void run_ring(const CaseSpec& s, Transport& t, T* buf, PhaseClock& ph) {
     const size_t n = s.count;
     T* tmp = scratch<Exec>(Partition{n, t.size()}.size(0));
     if (s.coll == Coll::all_reduce || s.coll == Coll::reduce_scatter)
@@ -263,7 +261,7 @@ class TypedBuffers : public Engine::Buffers {
   }
 
   void run_project(const CaseSpec& s, Transport& t, const std::string& algo, T* buf,
-                          std::map<std::string, double>& ph) {
+                          PhaseClock& ph) {
     const size_t n = s.count;
     // Room for n elements, kept across calls: the reducing algorithms
     // receive into it (each needs at most n).
@@ -329,14 +327,6 @@ void Engine::run(const std::string& algo) {
   t->reset_traffic();
   phases_.clear();
   buf_->run(spec_, *t, algo, phases_);
-}
-
-double Engine::timed_run(const std::string& algo) {
-  comm::barrier();
-  Kokkos::Timer timer;
-  run(algo);
-  Kokkos::fence();
-  return comm::max(timer.seconds());
 }
 
 CheckResult Engine::check() { return buf_->check(spec_, transport_->rank(), transport_->size()); }

@@ -2,8 +2,8 @@
 // One timing-and-checking engine for every collective and algorithm: owns a
 // case's buffers (Kokkos Views; staged through host mirrors for the MPI
 // transport when they live on a device), runs one call of a named
-// algorithm, records its per-phase times and the transport's traffic, and
-// checks the output against the plain-loop reference.
+// algorithm, records its per-phase times (on the harness's PhaseClock) and
+// the transport's traffic, and checks the output against the plain-loop reference.
 #include <map>
 #include <memory>
 #include <string>
@@ -11,6 +11,7 @@
 #include "kernels/collectives/dtype.hpp"
 #include "kernels/collectives/model.hpp"
 #include "kernels/collectives/transport.hpp"
+#include "scaleproof/measure.hpp"
 #include "scaleproof/params.hpp"
 #include "scaleproof/technique.hpp"
 #include "suites/collectives/table.hpp"
@@ -54,12 +55,10 @@ class Engine {
   Transport& transport() { return last_ ? *last_ : *transport_; }
   void reset_inputs();                 // the reference inputs, sentinels in the output buffer
   void run(const std::string& algo);   // one call
-  // One call timed alone between barriers: the slowest rank's seconds (collective).
-  double timed_run(const std::string& algo);
   CheckResult check();                 // output of the last call vs the reference
   // Seconds of each phase of the last call on this rank (ring and
   // Rabenseifner all-reduce: "reduce-scatter" and "all-gather").
-  const std::map<std::string, double>& phase_seconds() const { return phases_; }
+  const std::map<std::string, double>& phase_seconds() const { return phases_.totals(); }
   // alpha, beta (on the algorithm's link pattern, link_pattern()) and gamma
   // (reduction kernel) at this algorithm's message sizes, on this case's
   // buffers, sampled in between timed calls so that both see the same
@@ -85,7 +84,7 @@ class Engine {
   std::unique_ptr<Transport> device_transport_;  // NCCL, made at the first ring_nccl call
   Transport* last_ = nullptr;
   std::unique_ptr<Buffers> buf_;
-  std::map<std::string, double> phases_;
+  PhaseClock phases_;
 };
 
 }  // namespace sp::coll

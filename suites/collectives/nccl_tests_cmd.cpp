@@ -85,14 +85,18 @@ std::vector<Timing> measure(std::vector<std::unique_ptr<Engine>>& engines, const
     for (int i = 0; i < o.warmup; ++i) engines[a]->run(algos[a]);
     if (model && has_model(algos[a])) calib[a] = engines[a]->calibration(algos[a]);
   }
-  for (int i = 0; i < o.iters; ++i)
-    for (size_t a = 0; a < k; ++a) {
-      if (k > 1 || calib[a])
-        for (int j = 0; j < o.settle; ++j) engines[a]->run(algos[a]);
-      calls[a].push_back(engines[a]->timed_run(algos[a]));
-      for (auto& [name, v] : engines[a]->phase_seconds()) ph[a][name].push_back(v);
-      if (calib[a]) calib[a]->sample();
-    }
+  // The measurement service times the calls (measure.hpp): settle calls
+  // whenever something else runs in between (another algorithm, or a
+  // calibration sample after each timed call).
+  TurnSchedule sched;
+  sched.settle = k > 1 || (k == 1 && calib[0]) ? o.settle : 0;
+  sched.samples = o.iters;
+  sched.after = true;
+  calls = interleave(k, sched, [&](size_t a, TurnStep step) {
+    if (step != TurnStep::after) return engines[a]->run(algos[a]);
+    for (auto& [name, v] : engines[a]->phase_seconds()) ph[a][name].push_back(v);
+    if (calib[a]) calib[a]->sample();
+  });
   for (size_t a = 0; a < k; ++a) {
     if (calib[a]) t[a].model = calib[a]->fit(), t[a].model_pp = calib[a]->fit_one_way(), t[a].cycle = calib[a]->cycle();
     t[a].seconds = median(calls[a]);

@@ -111,42 +111,54 @@ class CollectiveTechnique : public sp::Technique {
   void setup(const sp::Params& p, int nranks) override {
     engine_ = std::make_unique<Engine>(parse_case(coll_, p, nranks));
     calls_ = 0;
-    call_seconds_ = 0;
     phase_sum_.clear();
   }
 
   void run(const std::string& variant) override {
-    Kokkos::Timer timer;
     engine_->run(variant);
-    call_seconds_ += timer.seconds();
     ++calls_;
-    call_times_.push_back(timer.seconds());
     for (auto& [ph, s] : engine_->phase_seconds()) phase_sum_[ph] += s;
   }
 
   sp::CheckResult check(const std::string&) override { return engine_->check(); }
 
+  // `out` holds the service's call statistics (t_median_s). The calibration
+  // sampler is made here, after the traffic of the last timed call was read.
   void report_counters(const std::string& variant, std::map<std::string, double>& out) override {
-    collect_counters(*engine_, variant, calls_, call_seconds_, phase_sum_, out);
-    // The median call (this rank's, max over ranks): less sensitive than the
-    // harness's mean to a descheduled call on a shared machine.
-    out["t_call_median_us"] = sp::comm::max(call_times_.empty() ? 0.0 : median(call_times_)) * 1e6;
-    calls_ = 0, call_seconds_ = 0, phase_sum_.clear(), call_times_.clear();
-    // The project algorithm against the vendor's, call by call (as the
-    // nccl-tests command measures them): the harness's separate timed loops
-    // can fall into different states of this shared machine. Each timed call
-    // follows kSettleCalls untimed ones of the same algorithm, so it starts
-    // from the caches its own algorithm leaves (engine.hpp).
-    if (variant == info_.variants.front() && !info_.baseline.empty() && sp::comm::size() > 1) {
-      std::vector<double> mine, vendor;
-      for (int i = 0; i < 9; ++i) {
-        for (int j = 0; j < kSettleCalls; ++j) engine_->run(variant);
-        mine.push_back(engine_->timed_run(variant));
-        for (int j = 0; j < kSettleCalls; ++j) engine_->run(info_.baseline);
-        vendor.push_back(engine_->timed_run(info_.baseline));
-      }
-      out[sp::kPairedVsBaseline] = median(vendor) / median(mine);
+    collect_counters(*engine_, variant, calls_, phase_sum_, out);
+    calls_ = 0, phase_sum_.clear();
+    sampler_.reset();
+    if (has_model(variant)) sampler_ = engine_->calibration(variant);
+  }
+
+  // The model check: the collective's own calls timed in turn with
+  // calibration samples (verdicts.cpp, collect_counters). The project
+  // algorithm against the vendor's, call by call (as the nccl-tests command
+  // measures them): the harness's separate timed loops can fall into
+  // different states of this shared machine. Each timed call follows
+  // kSettleCalls untimed ones of the same algorithm, so it starts from the
+  // caches its own algorithm leaves (engine.hpp).
+  std::vector<sp::Probe> probes(const std::string& variant) const override {
+    std::vector<sp::Probe> p;
+    if (has_model(variant)) {
+      // 15 samples: single calls here spread over 0.7-1.9x their median
+      // (4 MiB reduce-scatter, 2 ranks), so 9 left each median ~10% uncertain.
+      sp::Probe check{kModelCheck, {variant}, kCalibrationSample, 15, kSettleCalls};
+      p.push_back(check);
     }
+    if (variant == info_.variants.front() && !info_.baseline.empty() && sp::comm::size() > 1)
+      p.push_back({sp::kPairedVsBaseline, {variant, info_.baseline}, "", 9, kSettleCalls});
+    return p;
+  }
+
+  void run_probe(const std::string& call) override {
+    if (call == kCalibrationSample) sampler_->sample();
+    else engine_->run(call);
+  }
+
+  void probes_done(const std::string& variant, std::map<std::string, double>& out) override {
+    if (sampler_) fit_model(*engine_, variant, *sampler_, out);
+    sampler_.reset();
   }
 
   void teardown() override { engine_.reset(); }
@@ -160,9 +172,8 @@ class CollectiveTechnique : public sp::Technique {
   const CollInfo& coll_;
   std::unique_ptr<Engine> engine_;
   long calls_ = 0;
-  double call_seconds_ = 0;
   std::map<std::string, double> phase_sum_;
-  std::vector<double> call_times_;
+  std::unique_ptr<Engine::Sampler> sampler_;
 };
 
 SP_REGISTER_TECHNIQUE(CollectiveTechnique, Coll::all_reduce);

@@ -9,12 +9,12 @@
 
 namespace sp::coll {
 
-void collect_counters(Engine& e, const std::string& algo, long calls, double call_seconds,
+void collect_counters(Engine& e, const std::string& algo, long calls,
                       const std::map<std::string, double>& phase_seconds, std::map<std::string, double>& out) {
   const CaseSpec& s = e.spec();
   const int p = e.transport().size();
   const double S = static_cast<double>(s.bytes()), F = busbw_factor(s.name(), p);
-  const double t = comm::max(calls > 0 ? call_seconds / calls : 0.0);
+  const double t = out.count("t_median_s") ? out.at("t_median_s") : 0.0;  // the median call, slowest rank's
   out["S_bytes"] = S;
   out["busbw_factor"] = F;
   out["algbw_GBps"] = t > 0 ? S / t / 1e9 : 0;
@@ -36,22 +36,17 @@ void collect_counters(Engine& e, const std::string& algo, long calls, double cal
     const auto tot = e.transport().total();
     out["server_B"] = comm::max(static_cast<double>(tot.bytes_sent + tot.bytes_recv));
   }
-  if (!has_model(algo)) return;
-  // The model check: calibration samples taken in turn with calls of the
-  // collective itself, so prediction and measurement see the same machine
-  // state (on this shared machine it changes between the harness's timed
-  // loop and this point). The traffic above was read before these calls.
-  // 15 pairs: single calls here spread over 0.7-1.9x their median (4 MiB
-  // reduce-scatter, 2 ranks), so 9 left each median ~10% uncertain.
-  auto sampler = e.calibration(algo);
-  std::vector<double> ts;
-  for (int i = 0; i < 15; ++i) {
-    for (int j = 0; j < kSettleCalls; ++j) e.run(algo);  // after the calibration's traffic
-    ts.push_back(e.timed_run(algo));
-    sampler->sample();
-  }
-  const AlphaBetaGamma m = sampler->fit(), pp = sampler->fit_one_way();
-  out["t_model_check_us"] = median(ts) * 1e6;
+}
+
+void fit_model(Engine& e, const std::string& algo, const Engine::Sampler& sampler, std::map<std::string, double>& out) {
+  // The calibration was sampled in turn with calls of the collective itself
+  // (the model-check probe), so prediction and measurement see the same
+  // machine state (on this shared machine it changes between the harness's
+  // timed loop and the probe).
+  const CaseSpec& s = e.spec();
+  const int p = e.transport().size();
+  const double S = static_cast<double>(s.bytes());
+  const AlphaBetaGamma m = sampler.fit(), pp = sampler.fit_one_way();
   out["alpha_s"] = m.alpha;
   out["beta_s_per_B"] = m.beta;
   out["gamma_s_per_B"] = m.gamma;
@@ -94,7 +89,7 @@ void judge_case(const sp::Info& info, const CaseSpec& s, const std::string& labe
   if (has_model(algo) && !std::isnan(counter(m, "alpha_s"))) {
     const AlphaBetaGamma abg{counter(m, "alpha_s"), counter(m, "beta_s_per_B"), counter(m, "gamma_s_per_B")};
     const double pred = predict_seconds(coll, algo, p, S, abg);
-    const double checked = counter(m, "t_model_check_us") * 1e-6;
+    const double checked = counter(m, kModelCheck);
     if (!std::isnan(pred) && !std::isnan(checked)) {
       auto v = make(info, label, algo, "time (alpha-beta model)", "us", pred * 1e6, checked * 1e6);
       const double tol = info.tol.prediction_rel;

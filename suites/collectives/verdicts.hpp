@@ -15,9 +15,19 @@ namespace sp::coll {
 // not judged (the bands apply at >= 1 MiB).
 constexpr double kJudgedBytes = 1 << 20;
 
-// Collective over ranks (every rank calls it in the same order).
-void collect_counters(Engine& e, const std::string& algo, long calls, double call_seconds,
+// The model check's probe (measure.hpp): the median of the collective's own
+// calls, each timed after a calibration sample, in seconds.
+inline constexpr const char* kModelCheck = "t_model_check_s";
+// The probe step that takes one calibration sample (Engine::Sampler).
+inline constexpr const char* kCalibrationSample = "calibration sample";
+
+// Collective over ranks (every rank calls it in the same order). `out`
+// holds the service's call statistics; phase_seconds sums `calls` calls.
+void collect_counters(Engine& e, const std::string& algo, long calls,
                       const std::map<std::string, double>& phase_seconds, std::map<std::string, double>& out);
+// alpha, beta, gamma fitted to the samples taken during the model check, and
+// the model's time (collective).
+void fit_model(Engine& e, const std::string& algo, const Engine::Sampler& sampler, std::map<std::string, double>& out);
 
 void judge_case(const sp::Info& info, const CaseSpec& s, const std::string& label, const std::string& algo,
                 const sp::Measurement& m, std::vector<sp::Verdict>& out);

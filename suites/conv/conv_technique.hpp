@@ -53,6 +53,10 @@ bool usable(Backend be, bool fp32);
 int pad_of(const Params& p, int k);
 Act act_of(const Params& p);
 
+// The probe counter of a block's replaced structure: its fastest call over
+// the block's (defs[1] / defs[0]), the two timed in turn by the service.
+inline constexpr const char* kTimeRatio = "time_ratio";
+
 template <class T>
 class ConvTechnique : public Technique {
  public:
@@ -64,6 +68,7 @@ class ConvTechnique : public Technique {
   void run(const std::string& variant) override;
   CheckResult check(const std::string& variant) override;
   void report_counters(const std::string& variant, std::map<std::string, double>& out) override;
+  std::vector<Probe> probes(const std::string& variant) const override;
   void teardown() override;
   void predict(const Params& p, const std::string& variant, const Measurement& m, const Machine& machine,
                std::vector<Verdict>& out) const override;
@@ -79,7 +84,6 @@ class ConvTechnique : public Technique {
   Params params_;  // of the last setup, for the blocks' definition references
   std::map<std::string, std::unique_ptr<NetExec<T>>> exec_;
   std::map<std::string, reference::RefTensor> ref_;  // by structure
-  std::map<std::string, double> tmin_;               // fastest call per variant, for the block ratios
 };
 
 }  // namespace sp::conv

@@ -15,7 +15,8 @@ if(SP_BUILD_TESTS)
   # Unit tests of the family: closed forms vs counted layers, receptive-field
   # composition, the checker rejecting a wrong kernel, bad-input validation.
   sp_unit_tests(sp_conv_tests ${CMAKE_CURRENT_LIST_DIR}/tests/test_conv_models.cpp
-                              ${CMAKE_CURRENT_LIST_DIR}/tests/test_conv_check.cpp)
+                              ${CMAKE_CURRENT_LIST_DIR}/tests/test_conv_check.cpp
+                              ${CMAKE_CURRENT_LIST_DIR}/tests/test_conv_order.cpp)
 
   # Bad input: one line on stderr, exit 2, nothing written.
   sp_cli_test(conv_stride_zero 2 check --technique conv2d --set stride=0)

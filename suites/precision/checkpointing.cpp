@@ -15,7 +15,6 @@
 #include "kernels/precision/block_stack.hpp"
 #include "scaleproof/compare.hpp"
 #include "scaleproof/registry.hpp"
-#include "suites/precision/timing.hpp"
 
 namespace {
 
@@ -141,19 +140,22 @@ class Checkpointing : public sp::Technique {
     out["peak_activation_bytes"] = double(stack_->peak_buffers()) * stack_->bytes_per_buffer();
     if (gemm_rate_ == 0) gemm_rate_ = sp::nn::gemm_rate<float>(gemm_shapes(params_));
     out[sp::nn::kGemmRateCounter] = gemm_rate_;
-    // Times for the recomputation model, interleaved (keep-all, this
-    // schedule, forward-only) so that load drifting on a shared machine hits
-    // all three alike; medians of 7.
-    std::vector<double> tk, tc, tf;
-    for (int r = 0; r < 7; ++r) {
-      tk.push_back(median_seconds([&] { stack_->train_step(0); }, 1));
-      tc.push_back(median_seconds([&] { stack_->train_step(keep ? 0 : k_); }, 1));
-      tf.push_back(median_seconds([&] { stack_->forward_only(); }, 1));
-    }
-    auto med = [](std::vector<double> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; };
-    out["t_keep_all"] = med(tk);
-    out["t_schedule"] = med(tc);
-    out["t_forward"] = med(tf);
+  }
+
+  // Times for the recomputation model, one call of each in turn (keep-all,
+  // this variant's schedule, forward-only) so that load drifting on a shared
+  // machine hits all three alike; medians of 7.
+  std::vector<sp::Probe> probes(const std::string& variant) const override {
+    sp::Probe p{"", {"keep_all", variant == "keep_all" ? "keep_all" : "schedule", "forward"}};
+    p.samples = 7;
+    p.each = {"t_keep_all", "t_schedule", "t_forward"};
+    return {p};
+  }
+
+  void run_probe(const std::string& call) override {
+    if (call == "keep_all") stack_->train_step(0);
+    else if (call == "schedule") stack_->train_step(k_);
+    else stack_->forward_only();
   }
 
   void predict(const sp::Params& p, const std::string& variant, const sp::Measurement& m, const sp::Machine& machine,

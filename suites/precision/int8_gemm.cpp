@@ -16,7 +16,6 @@
 #include "reference/precision/quant_ref.hpp"
 #include "scaleproof/compare.hpp"
 #include "scaleproof/registry.hpp"
-#include "suites/precision/timing.hpp"
 
 namespace {
 
@@ -191,11 +190,23 @@ class Int8Gemm : public sp::Technique {
     }
     if (out.count("C_ordinary_rel_err_channel") && out["C_ordinary_rel_err_channel"] > 0)
       out["C_err_ratio_tensor_over_channel"] = out["C_ordinary_rel_err_tensor"] / out["C_ordinary_rel_err_channel"];
-    // Speed: the same kernel in fp32 on the unquantized matrices, and the project's tuned fp32 GEMM.
-    Mat<float> c32("C32", M_, N_);
-    out["t_int8"] = pr::median_seconds([&] { run(""); });
-    out["t_fp32_same_kernel"] = pr::median_seconds([&] { sp::kernels::gemm_lowp<float, float>(A_, B_, c32); });
-    out["t_fp32_gemm_tiled"] = pr::median_seconds([&] { sp::kernels::gemm_tiled<float>(A_, B_, c32); });
+    if (c32_.extent(0) != size_t(M_) || c32_.extent(1) != size_t(N_)) c32_ = Mat<float>("C32", M_, N_);
+  }
+
+  // Speed: the int8 GEMM against the same kernel in fp32 on the unquantized
+  // matrices and against the project's tuned fp32 GEMM; medians of 5, one
+  // call of each in turn.
+  std::vector<sp::Probe> probes(const std::string&) const override {
+    sp::Probe p{"", {"int8", "fp32 same kernel", "fp32 gemm tiled"}};
+    p.samples = 5;
+    p.each = {"t_int8", "t_fp32_same_kernel", "t_fp32_gemm_tiled"};
+    return {p};
+  }
+
+  void run_probe(const std::string& call) override {
+    if (call == "int8") run("");
+    else if (call == "fp32 same kernel") sp::kernels::gemm_lowp<float, float>(A_, B_, c32_);
+    else sp::kernels::gemm_tiled<float>(A_, B_, c32_);
   }
 
   void predict(const sp::Params& p, const std::string& variant, const sp::Measurement& m, const sp::Machine& machine,
@@ -270,6 +281,7 @@ class Int8Gemm : public sp::Technique {
   bool channel_ = false, outliers_ = false;
   std::vector<float> hA_, hB_;
   Mat<float> A_, B_, C_;
+  Mat<float> c32_;  // the fp32 probes' output
   Mat<int32_t> acc_;
   pr::Quantized qa_, qb_;
 };

@@ -16,7 +16,6 @@
 #include "reference/precision/prune_ref.hpp"
 #include "scaleproof/compare.hpp"
 #include "scaleproof/registry.hpp"
-#include "suites/precision/timing.hpp"
 
 namespace {
 
@@ -26,6 +25,12 @@ using Mat = Kokkos::View<T**, Kokkos::LayoutRight>;
 
 // Densities of the crossover sweep (fraction of weights kept).
 const std::vector<double> kSweep = {1.0, 0.7, 0.5, 0.35, 0.25, 0.15, 0.1, 0.05, 0.02};
+
+std::string sweep_key(double d) {
+  char key[32];
+  std::snprintf(key, sizeof key, "t_csr_d%.2f", d);
+  return key;
+}
 
 double parse_sparsity(const sp::Params& p) {
   double s;
@@ -158,22 +163,43 @@ class Pruning : public sp::Technique {
     out["density"] = double(csr_.nnz()) / double(w_.size());
     out["kept_channels"] = double(rows_.size());
     if (!sweep_ || variant != "csr") return;
-    // Crossover sweep: CSR time at several densities against the dense GEMM
-    // (whose time does not depend on the density); t_csr(d) ~ a + b d is
-    // fitted by least squares and solved for t_csr = t_dense.
-    const double t_dense = pr::median_seconds([&] { sp::kernels::gemm_lowp<float, float>(Wdense_, X_, Y_); });
+    // The sweep's CSR matrices, built here (untimed) for the probe.
+    sweep_csr_.clear();
+    for (double d : kSweep)
+      sweep_csr_.push_back(pr::to_csr(w_, pr::magnitude_mask(w_, pr::kept_count(w_.size(), 1 - d)), M_, K_));
+  }
+
+  // Crossover sweep: CSR time at several densities against the dense GEMM
+  // (whose time does not depend on the density), medians of 5, one call of
+  // each in turn; probes_done() fits t_csr(d) ~ a + b d by least squares and
+  // solves it for t_csr = t_dense.
+  std::vector<sp::Probe> probes(const std::string& variant) const override {
+    if (!sweep_ || variant != "csr") return {};
+    sp::Probe p{"", {"dense"}};
+    p.samples = 5;
+    p.each = {"t_dense"};
+    for (size_t i = 0; i < kSweep.size(); ++i) {
+      p.calls.push_back("csr " + std::to_string(i));
+      p.each.push_back(sweep_key(kSweep[i]));
+    }
+    return {p};
+  }
+
+  void run_probe(const std::string& call) override {
+    if (call == "dense") sp::kernels::gemm_lowp<float, float>(Wdense_, X_, Y_);
+    else pr::spmm_csr(sweep_csr_.at(std::stoul(call.substr(4))), X_, Y_);
+  }
+
+  void probes_done(const std::string& variant, std::map<std::string, double>& out) override {
+    sweep_csr_.clear();
+    if (!sweep_ || variant != "csr") return;
     double sd = 0, st = 0, sdd = 0, sdt = 0;
     for (double d : kSweep) {
-      auto c = pr::to_csr(w_, pr::magnitude_mask(w_, pr::kept_count(w_.size(), 1 - d)), M_, K_);
-      const double t = pr::median_seconds([&] { pr::spmm_csr(c, X_, Y_); });
-      char key[32];
-      std::snprintf(key, sizeof key, "t_csr_d%.2f", d);
-      out[key] = t;
+      const double t = out.at(sweep_key(d));
       sd += d, st += t, sdd += d * d, sdt += d * t;
     }
-    const double n = double(kSweep.size());
+    const double n = double(kSweep.size()), t_dense = out.at("t_dense");
     const double b = (n * sdt - sd * st) / (n * sdd - sd * sd), a = (st - b * sd) / n;
-    out["t_dense"] = t_dense;
     out["crossover_density_measured"] = std::clamp((t_dense - a) / b, 0.0, 1.0);
   }
 
@@ -224,6 +250,7 @@ class Pruning : public sp::Technique {
   std::vector<char> mask_;
   std::vector<int> rows_;
   pr::Csr csr_;
+  std::vector<pr::Csr> sweep_csr_;  // the crossover probe's matrices, one per kSweep density
   Mat<float> X_, Wdense_, Wstruct_, Y_, Ys_;
 };
 

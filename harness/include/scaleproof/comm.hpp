@@ -4,6 +4,7 @@
 // world() (an MPI_Comm) directly when SP_HAVE_MPI is defined.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #ifdef SP_HAVE_MPI
 #include <mpi.h>
@@ -22,6 +23,7 @@ double min(double v);
 double sum(double v);
 long long sum(long long v);
 bool all(bool v);  // logical AND over ranks
+std::vector<double> all_gather(double v);  // every rank's v, by rank, on every rank
 std::string library_version();  // "MPICH 4.0.2 ..." or "none"
 [[noreturn]] void abort(int code);
 #ifdef SP_HAVE_MPI

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "scaleproof/measure.hpp"
 #include "scaleproof/params.hpp"
 
 namespace sp {
@@ -149,6 +150,15 @@ class Technique {
   virtual void run(const std::string& variant) = 0;      // one call (timed; runner fences)
   virtual CheckResult check(const std::string& variant) = 0;  // output of the last run vs reference
   virtual void report_counters(const std::string& /*variant*/, std::map<std::string, double>& /*out*/) {}
+  // Extra timings of this variant's case, run and timed by the service after
+  // report_counters(); each writes its counter (measure.hpp). Collective over
+  // ranks: every rank declares the same probes.
+  virtual std::vector<Probe> probes(const std::string& /*variant*/) const { return {}; }
+  // One call a probe names (untimed here: the service times it).
+  virtual void run_probe(const std::string& call) { run(call); }
+  // After the probes, with their counters in `out`: quantities derived from
+  // them (a model fitted to a calibration sampled in between timed calls).
+  virtual void probes_done(const std::string& /*variant*/, std::map<std::string, double>& /*out*/) {}
   virtual void teardown() {}
 
   // Predictions judged against a measurement. Default: the roofline

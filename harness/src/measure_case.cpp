@@ -1,0 +1,83 @@
+#include "measure_case.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "scaleproof/comm.hpp"
+#include "scaleproof/params.hpp"
+
+namespace sp {
+
+LoopTiming finish_loop(const std::vector<double>& mine, std::vector<double> slowest) {
+  LoopTiming t;
+  t.rank_seconds = comm::all_gather(summarize(mine).median);
+  t.imbalance = imbalance(t.rank_seconds);
+  t.stats = summarize(slowest);
+  t.iteration_seconds = std::move(slowest);
+  return t;
+}
+
+void timing_counters(const LoopTiming& t, std::map<std::string, double>& out) {
+  out["t_min_s"] = t.stats.min;
+  out["t_median_s"] = t.stats.median;
+  out["t_p90_s"] = t.stats.p90;
+  out["t_p99_s"] = t.stats.p99;
+  out["t_max_s"] = t.stats.max;
+  out["rank_imbalance"] = t.imbalance;
+}
+
+void probe_counters(const Probe& p, const std::vector<std::vector<double>>& t, std::map<std::string, double>& out) {
+  auto stat = [&](const std::vector<double>& v) {
+    const TimeStats s = summarize(v);
+    return p.stat == Probe::Stat::min ? s.min : s.median;
+  };
+  if (!p.each.empty()) {
+    for (size_t k = 0; k < t.size(); ++k) out[p.each[k]] = stat(t[k]);
+  } else if (t.size() == 1) {
+    out[p.name] = stat(t[0]);
+  } else {
+    const double base = stat(t[0]);
+    out[p.name] = base > 0 ? stat(t[1]) / base : 0.0;
+  }
+}
+
+void run_probes(Technique& t, const std::string& variant, std::map<std::string, double>& out) {
+  for (const Probe& p : t.probes(variant)) {
+    const bool named = p.each.empty() ? p.calls.size() <= 2 : p.each.size() == p.calls.size();
+    if (p.calls.empty() || !named || p.samples < 1 || p.settle < 0)
+      throw std::logic_error(t.info().name + ": probe '" + p.name +
+                             "' needs calls (one or two, or a counter for each) and at least one sample");
+    TurnSchedule s;
+    s.settle = p.settle;
+    s.samples = p.samples;
+    s.after = !p.after.empty();
+    const auto times = interleave(p.calls.size(), s, [&](size_t k, TurnStep step) {
+      t.run_probe(step == TurnStep::after ? p.after : p.calls[k]);
+    });
+    probe_counters(p, times, out);
+  }
+  t.probes_done(variant, out);
+}
+
+void attach_samples(nlohmann::json& bench, const std::map<std::string, std::vector<LoopTiming>>& loops) {
+  std::map<std::string, size_t> next;
+  for (auto& b : bench["benchmarks"]) {
+    if (b.value("run_type", "iteration") != "iteration") continue;
+    // Google Benchmark appends "/manual_time" to a manually timed benchmark's name.
+    std::string name = b.value("run_name", b.value("name", ""));
+    const std::string suffix = "/manual_time";
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      name.resize(name.size() - suffix.size());
+    auto it = loops.find(name);
+    if (it == loops.end()) continue;
+    const auto iterations = b.value("iterations", 0LL);
+    size_t& i = next[name];
+    while (i < it->second.size() && static_cast<long long>(it->second[i].iteration_seconds.size()) != iterations) ++i;
+    if (i == it->second.size()) continue;
+    b["iteration_seconds"] = it->second[i].iteration_seconds;
+    b["rank_seconds"] = it->second[i].rank_seconds;
+    ++i;
+  }
+}
+
+}  // namespace sp

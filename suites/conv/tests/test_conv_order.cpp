@@ -1,0 +1,70 @@
+// A block's verdicts must not depend on the order its variants run in: the
+// time ratio of the replaced structure over the block is a probe the
+// measurement service times itself, not a leftover of an earlier variant.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "measure_case.hpp"
+#include "scaleproof/registry.hpp"
+#include "suites/conv/conv_technique.hpp"
+
+namespace {
+
+using Counters = std::map<std::string, std::map<std::string, double>>;  // by variant
+
+// Each variant in `order`: two calls (the runner's loop), its counters, its probes.
+Counters run_in_order(const sp::Registered& r, const sp::Params& p, const std::vector<std::string>& order) {
+  auto t = r.make();
+  t->setup(p, 1);
+  Counters out;
+  for (auto& v : order) {
+    t->run(v);
+    t->run(v);
+    t->report_counters(v, out[v]);
+    sp::run_probes(*t, v, out[v]);
+  }
+  t->teardown();
+  return out;
+}
+
+std::vector<std::string> verdict_inputs(const sp::Registered& r, const sp::Params& p, const std::string& v,
+                                        const std::map<std::string, double>& counters) {
+  sp::Measurement m;
+  m.seconds = 1e-3;  // the same for both orders: only the counters differ
+  m.counters = counters;
+  std::vector<sp::Verdict> vs;
+  r.make()->predict(p, v, m, sp::Machine{}, vs);
+  std::vector<std::string> rows;
+  for (auto& x : vs) rows.push_back(x.quantity + " predicted " + std::to_string(x.predicted));
+  return rows;
+}
+
+TEST(ConvOrder, BlockVerdictInputsDoNotDependOnVariantOrder) {
+  const sp::Registered* r = sp::Registry::get().find("block_group");
+  ASSERT_NE(r, nullptr);
+  const sp::Params p = r->info.param_sets.front().params;
+  const std::string block = r->info.variants[0], replaced = r->info.variants[1];
+  const Counters ab = run_in_order(*r, p, {block, replaced});
+  const Counters ba = run_in_order(*r, p, {replaced, block});
+  for (const std::string& v : {block, replaced}) {
+    ASSERT_EQ(ab.at(v).size(), ba.at(v).size()) << v;
+    for (auto& [k, x] : ab.at(v)) {
+      ASSERT_TRUE(ba.at(v).count(k)) << v << " " << k;
+      if (k != sp::conv::kTimeRatio) EXPECT_EQ(x, ba.at(v).at(k)) << v << " " << k;  // counts: bitwise
+    }
+    EXPECT_EQ(verdict_inputs(*r, p, v, ab.at(v)), verdict_inputs(*r, p, v, ba.at(v))) << v;
+  }
+  // The ratio belongs to the replaced structure, whichever ran first.
+  EXPECT_GT(ab.at(replaced).at(sp::conv::kTimeRatio), 0);
+  EXPECT_GT(ba.at(replaced).at(sp::conv::kTimeRatio), 0);
+  EXPECT_EQ(ab.at(block).count(sp::conv::kTimeRatio), 0u);
+  bool has_time_ratio = false;
+  for (auto& row : verdict_inputs(*r, p, replaced, ba.at(replaced)))
+    has_time_ratio = has_time_ratio || row.rfind("time ratio", 0) == 0;
+  EXPECT_TRUE(has_time_ratio);
+}
+
+}  // namespace
