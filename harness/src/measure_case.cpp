@@ -51,9 +51,19 @@ void run_probes(Technique& t, const std::string& variant, std::map<std::string, 
     s.settle = p.settle;
     s.samples = p.samples;
     s.after = !p.after.empty();
-    const auto times = interleave(p.calls.size(), s, [&](size_t k, TurnStep step) {
-      t.run_probe(step == TurnStep::after ? p.after : p.calls[k]);
+    const PhaseClock* clock = p.phase.empty() ? nullptr : t.phase_clock();
+    if (!p.phase.empty() && !clock)
+      throw std::logic_error(t.info().name + ": probe '" + p.name + "' reads a phase but the technique has no clock");
+    std::vector<std::vector<double>> phase(p.calls.size());  // this rank's phase seconds per timed call
+    auto times = interleave(p.calls.size(), s, [&](size_t k, TurnStep step) {
+      if (step != TurnStep::timed || !clock) return t.run_probe(step == TurnStep::after ? p.after : p.calls[k]);
+      const double before = clock->total(p.phase);
+      t.run_probe(p.calls[k]);
+      phase[k].push_back(clock->total(p.phase) - before);
     });
+    if (clock)  // the slowest rank's phase, sample by sample (every rank in the same order)
+      for (size_t k = 0; k < phase.size(); ++k)
+        for (size_t i = 0; i < phase[k].size(); ++i) times[k][i] = comm::max(phase[k][i]);
     probe_counters(p, times, out);
   }
   t.probes_done(variant, out);

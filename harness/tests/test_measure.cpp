@@ -162,6 +162,36 @@ TEST(MeasureProbe, MalformedProbeIsAProgramFault) {
   EXPECT_THROW(sp::run_probes(t, "main", out), std::logic_error);
 }
 
+TEST(MeasureProbe, PhaseProbeReadsOnlyWhatTheCallRecordsUnderThePhase) {
+  // Call "a" records its work under phase "part", call "b" records nothing
+  // there: b's phase time is exactly 0 whatever its whole call took.
+  struct Phased : ProbeTech {
+    std::vector<sp::Probe> probes(const std::string&) const override {
+      sp::Probe p{"", {"a", "b"}};
+      p.samples = 3;
+      p.each = {"t_a", "t_b"};
+      p.phase = "part";
+      return {p};
+    }
+    void run_probe(const std::string& call) override {
+      if (call == "a") clock.time("part", [] {});
+      else clock.time("other", [] {});
+    }
+    const sp::PhaseClock* phase_clock() const override { return &clock; }
+    sp::PhaseClock clock;
+  } t;
+  std::map<std::string, double> out;
+  sp::run_probes(t, "main", out);
+  EXPECT_EQ(out.at("t_b"), 0.0);
+  EXPECT_GE(out.at("t_a"), 0.0);
+  EXPECT_EQ(t.clock.count("part"), 3);
+  EXPECT_EQ(t.clock.count("other"), 3);
+  struct NoClock : Phased {
+    const sp::PhaseClock* phase_clock() const override { return nullptr; }
+  } none;
+  EXPECT_THROW(sp::run_probes(none, "main", out), std::logic_error);
+}
+
 TEST(MeasureResults, BenchJsonCarriesCallStatisticsRanksAndSamples) {
   sp::Registered reg{[] { return std::unique_ptr<sp::Technique>(new ProbeTech()); }, ProbeTech::describe()};
   std::vector<sp::Case> cases(1);
@@ -176,6 +206,7 @@ TEST(MeasureResults, BenchJsonCarriesCallStatisticsRanksAndSamples) {
   o.json_out = file.string();
   o.console = false;
   ASSERT_EQ(sp::run_benchmarks(cases, o), 2);
+  if (sp::comm::rank() != 0) return;  // rank 0 writes bench.json
   const nlohmann::json& bench = sp::read_json(file.string());
   int reported = 0;
   for (auto& b : bench.at("benchmarks")) {

@@ -27,6 +27,10 @@
 
 namespace sp::dp {
 
+// The phase of a training step that DpTrainer records on its PhaseClock:
+// forward, backward and gradient communication, without the optimizer.
+inline constexpr const char* kPassPhase = "pass";
+
 template <class T>
 class DpTrainer {
   static constexpr int kOverlapSlices = 8;
@@ -83,7 +87,7 @@ class DpTrainer {
 
   void step() {
     ++step_;
-    pass_seconds_ = clock_.time("pass", [&] {
+    clock_.time(kPassPhase, [&] {
       forward();
       backward();
       finish_gradients();
@@ -111,8 +115,9 @@ class DpTrainer {
   void reset_memory_peaks() { mem_.reset_peaks(); }
   size_t shard_size() const { return shard_n_; }
   double host_link_bytes() const { return host_link_bytes_; }
-  // Seconds of the last step's forward + backward + gradient communication.
-  double pass_seconds() const { return pass_seconds_; }
+  // The harness's clock handle each step's forward + backward + gradient
+  // communication is recorded on (phase kPassPhase).
+  const PhaseClock& pass_clock() const { return clock_; }
   // For the overlap measurement (IMB-NBC): run the pass without its
   // communication, or without its computation. Results are then meaningless.
   void set_skip(bool compute, bool comm) { skip_compute_ = compute, comm_.skip = comm; }
@@ -407,8 +412,8 @@ class DpTrainer {
   Kokkos::View<T*, Kokkos::HostSpace> ps_recv_, mh_, vh_, gh_, master_;
   std::vector<std::unique_ptr<NbRing<T>>> gather_ring_, grad_ring_;
   int step_ = 0;
-  double host_link_bytes_ = 0, pass_seconds_ = 0;
-  PhaseClock clock_;  // the harness's clock: pass_seconds_ is its reading
+  double host_link_bytes_ = 0;
+  PhaseClock clock_;
   bool skip_compute_ = false;
 };
 

@@ -161,7 +161,7 @@ class CollectiveTechnique : public sp::Technique {
     sampler_.reset();
   }
 
-  void teardown() override { engine_.reset(); }
+  void teardown() override { sampler_.reset(), engine_.reset(); }  // the sampler points into the engine's buffers
 
   void predict(const sp::Params& p, const std::string& variant, const sp::Measurement& m, const sp::Machine&,
                std::vector<sp::Verdict>& out) const override {

@@ -221,35 +221,60 @@ class DpTrain : public sp::Technique {
       d.gemm_rate = sp::nn::gemm_rate<T>(gemm_shapes(shape_, static_cast<int>(params_.i("batch")) / transport_->size(),
                                                      static_cast<int>(params_.i("steps"))));
     out[sp::nn::kGemmRateCounter] = d.gemm_rate;
-    const Variant v = parse_variant(variant);
-    if (v.offload || v.strategy == Strategy::param_server || v.strategy == Strategy::zero1) return;
+    probed_ = nullptr;
+    if (!has_overlap_pair(variant)) return;
     auto& tr = trainer(d, variant);
     tr.load(d.theta0, d.X, d.Y);
-    // Median of 5 of each: t_ovrl (both), t_cpu (compute only), t_pure (communication only).
-    std::vector<double> ovrl, cpu, pure;
-    for (int rep = 0; rep < 5; ++rep) {
-      for (int mode = 0; mode < 3; ++mode) {
-        tr.set_skip(mode == 2, mode == 1);
-        sp::comm::barrier();
-        tr.step();
-        const double t = sp::comm::max(tr.pass_seconds());
-        (mode == 0 ? ovrl : mode == 1 ? cpu : pure).push_back(t);
-      }
-    }
-    tr.set_skip(false, false);
-    auto median = [](std::vector<double> x) {
-      std::sort(x.begin(), x.end());
-      return x[x.size() / 2];
-    };
-    const double to = median(ovrl), tc = median(cpu), tp = median(pure);
-    // Times only (never zero); predict() computes the overlap % from them.
-    out["t_ovrl_s"] = to, out["t_cpu_s"] = tc, out["t_pure_comm_s"] = tp;
+    probed_ = &tr.pass_clock();
+  }
+
+  // The IMB-NBC overlap measurement for the variants that have a blocking /
+  // overlapped pair: a step's pass (forward, backward, gradient
+  // communication; DpTrainer::kPass) with both, compute only and
+  // communication only, in turn, medians of 5 (the slowest rank's). Times
+  // only (never zero); predict() computes the overlap % from them.
+  static bool has_overlap_pair(const std::string& variant) {
+    const Variant v = parse_variant(variant);
+    return !(v.offload || v.strategy == Strategy::param_server || v.strategy == Strategy::zero1);
+  }
+
+  std::vector<sp::Probe> probes(const std::string& variant) const override {
+    if (!has_overlap_pair(variant)) return {};
+    sp::Probe p{"", {variant + "|both", variant + "|compute", variant + "|comm"}};
+    p.samples = 5;
+    p.each = {"t_ovrl_s", "t_cpu_s", "t_pure_comm_s"};
+    p.phase = kPassPhase;
+    return {p};
+  }
+
+  void run_probe(const std::string& call) override {
+    const auto bar = call.rfind('|');
+    const std::string variant = call.substr(0, bar), mode = call.substr(bar + 1);
+    if (f32_) probe_step(d32_, variant, mode);
+    else probe_step(d64_, variant, mode);
+  }
+
+  const sp::PhaseClock* phase_clock() const override { return probed_; }
+
+  void probes_done(const std::string& variant, std::map<std::string, double>&) override {
+    if (!has_overlap_pair(variant)) return;
+    if (f32_) trainer(d32_, variant).set_skip(false, false);
+    else trainer(d64_, variant).set_skip(false, false);
+    probed_ = nullptr;
+  }
+
+  template <class T>
+  void probe_step(Data<T>& d, const std::string& variant, const std::string& mode) {
+    auto& tr = trainer(d, variant);
+    tr.set_skip(mode == "comm", mode == "compute");
+    tr.step();
   }
 
   sp::Params params_;
   bool f32_ = true;
   MlpShape shape_;
   std::unique_ptr<sp::coll::Transport> transport_;
+  const sp::PhaseClock* probed_ = nullptr;  // the overlap probe's trainer clock
   Data<float> d32_;
   Data<double> d64_;
 };

@@ -98,6 +98,11 @@ struct Probe {
   int settle = 0;
   Stat stat = Stat::median;
   std::vector<std::string> each;
+  // "": a timed call's time is the whole call's. Otherwise it is what the
+  // call recorded under this phase of the technique's PhaseClock
+  // (Technique::phase_clock()), the slowest rank's: a part of the call,
+  // e.g. a training step without its optimizer update.
+  std::string phase;
 };
 
 // Seconds per call of f, for a rate measured in passing (a reference rate

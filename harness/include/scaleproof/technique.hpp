@@ -156,6 +156,9 @@ class Technique {
   virtual std::vector<Probe> probes(const std::string& /*variant*/) const { return {}; }
   // One call a probe names (untimed here: the service times it).
   virtual void run_probe(const std::string& call) { run(call); }
+  // The clock handle whose phases a probe with `phase` reads (the one the
+  // calls a probe names record into); nullptr: none.
+  virtual const PhaseClock* phase_clock() const { return nullptr; }
   // After the probes, with their counters in `out`: quantities derived from
   // them (a model fitted to a calibration sampled in between timed calls).
   virtual void probes_done(const std::string& /*variant*/, std::map<std::string, double>& /*out*/) {}
