@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The test command (README, .ci/run): set up what is missing, build, run every
+# The test command (README, .ci/run): set up what is missing, build, check the
+# C++ layout (ci/format-check.sh), run every
 # CTest test (unit, cli, conformance at 1-4 ranks, benchmark smoke), then
 # compile the CUDA preset when nvcc is present so CUDA breakage is caught
 # even on machines without a GPU (nothing CUDA runs here).
@@ -8,6 +9,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 start=$(date +%s)
 ci/build.sh default
+ci/format-check.sh
 ctest --preset default
 echo "ctest: $(( $(date +%s) - start )) s since start"
 if [[ -x /usr/local/cuda/bin/nvcc && "${SP_SKIP_CUDA_BUILD:-0}" != 1 ]]; then

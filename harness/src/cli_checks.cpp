@@ -122,11 +122,12 @@ nlohmann::json describe(CLI::App& app) {
       if (std::isfinite(hi) && hi < 9e18) p["max"] = hi;
       params.push_back(p);
     }
-    techniques.push_back({{"name", r.info.name},
-                          {"family", r.info.family},
-                          {"test_only", r.info.test_only},
-                          {"ranks", {{"min", r.info.ranks.min}, {"max", r.info.ranks.max}, {"power_of_two", r.info.ranks.power_of_two}}},
-                          {"params", params}});
+    techniques.push_back(
+        {{"name", r.info.name},
+         {"family", r.info.family},
+         {"test_only", r.info.test_only},
+         {"ranks", {{"min", r.info.ranks.min}, {"max", r.info.ranks.max}, {"power_of_two", r.info.ranks.power_of_two}}},
+         {"params", params}});
   }
   return {{"options", describe_app(&app, "")}, {"techniques", techniques}};
 }

@@ -61,7 +61,8 @@ int run_compare(const CompareArgs& o) {
     std::printf("\nno regression beyond %.0f%%\n", 100 * o.threshold);
   }
   if (!o.json_out.empty())
-    write_file_atomic(o.json_out, nlohmann::json{{"a", o.a}, {"b", o.b}, {"threshold", o.threshold}, {"rows", j}}.dump(2) + "\n");
+    write_file_atomic(o.json_out,
+                      nlohmann::json{{"a", o.a}, {"b", o.b}, {"threshold", o.threshold}, {"rows", j}}.dump(2) + "\n");
   return regressions ? 1 : 0;
 }
 

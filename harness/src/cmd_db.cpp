@@ -34,8 +34,9 @@ int run_import(const DbArgs& a) {
     items.insert(items.end(), found.begin(), found.end());
   }
   if (items.empty())
-    throw InputError((a.folders.size() == 1 ? a.folders[0] + " holds no results" : "none of the folders holds results") +
-                     std::string(" (no results folder or nccl-tests JSON in it)"));
+    throw InputError(
+        (a.folders.size() == 1 ? a.folders[0] + " holds no results" : "none of the folders holds results") +
+        std::string(" (no results folder or nccl-tests JSON in it)"));
   db::Database d(a.db.under("results"), true);
   for (auto& f : empty) std::printf("note: %s holds no results; skipped\n", f.c_str());
   const auto recorded = db::record(d, items);
@@ -48,15 +49,17 @@ int run_import(const DbArgs& a) {
       std::printf("run %lld: %s (already recorded)\n", static_cast<long long>(r.run_id), items[i].c_str());
       continue;
     }
-    std::printf("run %lld: %s (%s: %d cases, %d measurements, %d checks, %d verdicts)\n", static_cast<long long>(r.run_id), items[i].c_str(),
-                r.kind.c_str(), r.cases, r.measurements, r.checks, r.verdicts);
+    std::printf("run %lld: %s (%s: %d cases, %d measurements, %d checks, %d verdicts)\n",
+                static_cast<long long>(r.run_id), items[i].c_str(), r.kind.c_str(), r.cases, r.measurements, r.checks,
+                r.verdicts);
     total.cases += r.cases, total.measurements += r.measurements, total.stats += r.stats;
     total.checks += r.checks, total.verdicts += r.verdicts;
   }
-  std::printf("%s: %zu run(s) imported (%d cases, %d measurements, %d statistics, %d checks, %d verdicts), %d already "
-              "there, %zu folder(s) without results\n",
-              d.path().c_str(), items.size() - already, total.cases, total.measurements, total.stats, total.checks,
-              total.verdicts, already, empty.size());
+  std::printf(
+      "%s: %zu run(s) imported (%d cases, %d measurements, %d statistics, %d checks, %d verdicts), %d already "
+      "there, %zu folder(s) without results\n",
+      d.path().c_str(), items.size() - already, total.cases, total.measurements, total.stats, total.checks,
+      total.verdicts, already, empty.size());
   return 0;
 }
 
@@ -64,8 +67,10 @@ Registry::Command hook(CLI::App& app) {
   auto a = std::make_shared<DbArgs>();
   auto* c = app.add_subcommand("db", "The results database: import existing results folders");
   c->require_subcommand(1);
-  auto* imp = c->add_subcommand("import", "Record results folders (and the results folders below a folder) in the database");
-  imp->add_option("folders", a->folders, "Results folders, folders holding results folders, or nccl-tests JSON files")->required();
+  auto* imp =
+      c->add_subcommand("import", "Record results folders (and the results folders below a folder) in the database");
+  imp->add_option("folders", a->folders, "Results folders, folders holding results folders, or nccl-tests JSON files")
+      ->required();
   db::add_options(imp, a->db);
   return {c, [a] { return run_import(*a); }};
 }

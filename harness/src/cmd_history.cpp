@@ -37,7 +37,8 @@ struct HistoryArgs {
 
 void check_date(const std::string& d, const char* option) {
   static const std::regex iso(R"(\d{4}-\d{2}-\d{2})");
-  if (!d.empty() && !std::regex_match(d, iso)) throw InputError(std::string(option) + " '" + d + "': expected YYYY-MM-DD");
+  if (!d.empty() && !std::regex_match(d, iso))
+    throw InputError(std::string(option) + " '" + d + "': expected YYYY-MM-DD");
 }
 
 // "technique/variant/params"; the parameters may be empty, never the other two.
@@ -60,7 +61,9 @@ std::string describe(const db::RunFilter& f) {
 
 int list(db::Database& d, const HistoryArgs& a) {
   const auto runs = db::list_runs(d, a.f);
-  if (runs.empty()) throw InputError("no run in " + d.path() + " matches" + (describe(a.f).empty() ? ": the database is empty" : describe(a.f)));
+  if (runs.empty())
+    throw InputError("no run in " + d.path() + " matches" +
+                     (describe(a.f).empty() ? ": the database is empty" : describe(a.f)));
   std::printf("%5s  %-20s  %-10s  %-12s  %-12s  %5s  %6s  %s\n", "run", "date", "kind", "machine", "commit", "ranks",
               "cases", "name");
   for (auto& r : runs)
@@ -103,12 +106,22 @@ int trend(db::Database& d, const HistoryArgs& a) {
   for (auto& pt : points) {
     char range[64];
     std::snprintf(range, sizeof range, "%.4g..%.4g", pt.t.min, pt.t.max);
-    std::printf("%5lld  %-20s  %-12s  %-12s  %12.4g  %25s  %4d\n", static_cast<long long>(pt.run.id), pt.run.date.c_str(),
-                pt.run.machine.c_str(), pt.run.commit.substr(0, 12).c_str(), pt.t.median, range, pt.t.n);
-    pts.push_back({{"run", pt.run.id}, {"date", pt.run.date}, {"commit", pt.run.commit}, {"machine", pt.run.machine},
-                   {"median", pt.t.median}, {"min", pt.t.min}, {"max", pt.t.max}, {"n", pt.t.n}});
+    std::printf("%5lld  %-20s  %-12s  %-12s  %12.4g  %25s  %4d\n", static_cast<long long>(pt.run.id),
+                pt.run.date.c_str(), pt.run.machine.c_str(), pt.run.commit.substr(0, 12).c_str(), pt.t.median, range,
+                pt.t.n);
+    pts.push_back({{"run", pt.run.id},
+                   {"date", pt.run.date},
+                   {"commit", pt.run.commit},
+                   {"machine", pt.run.machine},
+                   {"median", pt.t.median},
+                   {"min", pt.t.min},
+                   {"max", pt.t.max},
+                   {"n", pt.t.n}});
   }
-  nlohmann::json h = {{"case", a.case_key}, {"machine", a.f.machine}, {"threshold", a.threshold}, {"points", pts},
+  nlohmann::json h = {{"case", a.case_key},
+                      {"machine", a.f.machine},
+                      {"threshold", a.threshold},
+                      {"points", pts},
                       {"reference", verdict.judged ? nlohmann::json(verdict.reference) : nlohmann::json()}};
   const std::string note = draw(h, a.plot);
   std::printf("%s\n", note.empty() ? ("plot: " + a.plot).c_str() : note.c_str());
@@ -116,9 +129,10 @@ int trend(db::Database& d, const HistoryArgs& a) {
     std::printf("not judged: no earlier run of this case on %s\n", verdict.machine.c_str());
     return 0;
   }
-  std::printf("last run %.4g s vs the median of the %d previous run(s) on %s, %.4g s: ratio %.3f; regression above %.3f: %s\n",
-              points.back().t.median, verdict.previous, verdict.machine.c_str(), verdict.reference, verdict.ratio,
-              1 + a.threshold, verdict.regression ? "REGRESSION" : "ok");
+  std::printf(
+      "last run %.4g s vs the median of the %d previous run(s) on %s, %.4g s: ratio %.3f; regression above %.3f: %s\n",
+      points.back().t.median, verdict.previous, verdict.machine.c_str(), verdict.reference, verdict.ratio,
+      1 + a.threshold, verdict.regression ? "REGRESSION" : "ok");
   return verdict.regression ? 1 : 0;
 }
 
@@ -133,8 +147,7 @@ int run_history(HistoryArgs& a) {
   if (!a.case_key.empty()) {
     std::string t, v, p;
     split_case(a.case_key, t, v, p);
-    if (a.plot.empty())
-      a.plot = (fs::path(o.path).parent_path() / ("history-" + t + "-" + v + ".png")).string();
+    if (a.plot.empty()) a.plot = (fs::path(o.path).parent_path() / ("history-" + t + "-" + v + ".png")).string();
     check_writable_file(a.plot, "--plot");
   }
   db::Database d(o, false);
@@ -143,7 +156,8 @@ int run_history(HistoryArgs& a) {
 
 Registry::Command hook(CLI::App& app) {
   auto a = std::make_shared<HistoryArgs>();
-  auto* c = app.add_subcommand("history", "Runs in the results database; with --case, one case's trend and the regression gate");
+  auto* c = app.add_subcommand("history",
+                               "Runs in the results database; with --case, one case's trend and the regression gate");
   db::add_options(c, a->db);
   c->add_option("--technique,-t", a->f.technique, "Only runs with this technique");
   c->add_option("--variant", a->f.variant, "Only runs with this variant");
@@ -154,11 +168,13 @@ Registry::Command hook(CLI::App& app) {
   c->add_option("--since", a->f.since, "Only runs on or after this date (YYYY-MM-DD)");
   c->add_option("--until", a->f.until, "Only runs on or before this date (YYYY-MM-DD)");
   c->add_option("--case", a->case_key, "One case, technique/variant/params: its trend, a plot and the regression gate");
-  c->add_option("--plot", a->plot, "Where --case writes its plot (default: history-<technique>-<variant>.png beside the database)");
-  cli::range(c->add_option("--window", a->window, "Previous runs on the same machine the last run is judged against"), 1,
-             100000)
+  c->add_option("--plot", a->plot,
+                "Where --case writes its plot (default: history-<technique>-<variant>.png beside the database)");
+  cli::range(c->add_option("--window", a->window, "Previous runs on the same machine the last run is judged against"),
+             1, 100000)
       ->capture_default_str();
-  cli::positive(c->add_option("--threshold", a->threshold, "Relative slowdown of the last run counted as a regression"), 1e6)
+  cli::positive(c->add_option("--threshold", a->threshold, "Relative slowdown of the last run counted as a regression"),
+                1e6)
       ->capture_default_str();
   return {c, [a] { return run_history(*a); }};
 }

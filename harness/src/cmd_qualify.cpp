@@ -74,9 +74,13 @@ int run_qualify(const QualifyArgs& o) {
     const std::string hb = dir.path("run.heartbeat");
     std::printf("qualify: running the suite (scaleproof run --size %s), log %s\n", o.size.c_str(), "run.log");
     std::fflush(stdout);
-    std::vector<std::string> argv = {self_exe(), "run", "--size", o.size, "--out", dir.path(""), "--name", "run",
-                                     "--min-time", std::to_string(o.min_time), "-r", std::to_string(o.repetitions),
-                                     "--db", "none"};  // recorded with the qualification, as one run
+    std::vector<std::string> argv = {self_exe(),   "run",
+                                     "--size",     o.size,
+                                     "--out",      dir.path(""),
+                                     "--name",     "run",
+                                     "--min-time", std::to_string(o.min_time),
+                                     "-r",         std::to_string(o.repetitions),
+                                     "--db",       "none"};  // recorded with the qualification, as one run
     for (auto& f : o.families) argv.insert(argv.end(), {"--family", f});
     for (auto& t : o.techniques) argv.insert(argv.end(), {"--technique", t});
     for (auto& s : o.sets) argv.insert(argv.end(), {"--set", s});
@@ -84,8 +88,10 @@ int run_qualify(const QualifyArgs& o) {
     source = dir.path("run");
     std::error_code ec;
     fs::remove(dir.path("latest"), ec);  // the child's ResultsDir link, meaningless inside this folder
-    if (!fs::is_directory(source)) run_failure = "the suite run failed: " + r.describe() + ": " + heartbeat::diagnose(hb, 1);
-    else fs::remove_all(hb);
+    if (!fs::is_directory(source))
+      run_failure = "the suite run failed: " + r.describe() + ": " + heartbeat::diagnose(hb, 1);
+    else
+      fs::remove_all(hb);
   }
   auto results = fs::is_directory(source) ? qualify(profile, source, o.judge) : std::vector<CriterionResult>{};
   if (!run_failure.empty()) {
@@ -120,35 +126,45 @@ Registry::Command hook(CLI::App& app) {
   auto o = std::make_shared<QualifyArgs>();
   auto* c = app.add_subcommand("qualify", "Judge a machine against a profile of thresholds; pass/fail and JUnit XML");
   auto* profile = c->add_option("--profile", o->profile, "Machine profile (JSON), e.g. docs/profiles/cpu-2core.json");
-  c->add_option("--machine", o->judge.machine, "Judge against this machine's references (default: the run's host name)");
+  c->add_option("--machine", o->judge.machine,
+                "Judge against this machine's references (default: the run's host name)");
   c->add_flag("--require-reference", o->judge.require_reference,
               "A reference criterion with no reference for the machine fails (instead of SKIP)");
   auto* make = c->add_option("--make-profile", o->make_profile,
                              "Write a profile with references from the results database (--db) instead of judging")
                    ->excludes(profile);
   c->add_option("--from-machine", o->make.machines, "--make-profile: runs of these machines (default: this host)");
-  c->add_option("--reference-name", o->make.name, "--make-profile: the machine name of the references (default: the one machine, else fleet)");
-  cli::positive(c->add_option("--min-width", o->make.min_width, "--make-profile: bounds at least [1 - w, 1 + w] of the reference"), 10)
+  c->add_option("--reference-name", o->make.name,
+                "--make-profile: the machine name of the references (default: the one machine, else fleet)");
+  cli::positive(c->add_option("--min-width", o->make.min_width,
+                              "--make-profile: bounds at least [1 - w, 1 + w] of the reference"),
+                10)
       ->capture_default_str();
-  auto* results = c->add_option("--results", o->results, "Judge this existing `run` results folder instead of running the suite");
+  auto* results =
+      c->add_option("--results", o->results, "Judge this existing `run` results folder instead of running the suite");
   c->add_option("--junit", o->junit, "Also write the JUnit XML to this file");
   c->add_option("--size,-s", o->size, "Parameter-set size of the suite run")->capture_default_str();
   c->add_option("--family,-F", o->families, "Suite run: only these families");
   c->add_option("--technique,-t", o->techniques, "Suite run: only these techniques");
   c->add_option("--set", o->sets, "Suite run: override parameters KEY=VALUE[,KEY=VALUE]");
-  cli::range(c->add_option("--min-time", o->min_time, "Seconds per benchmark repetition"), 1e-6, 3600)->capture_default_str();
-  cli::range(c->add_option("--repetitions,-r", o->repetitions, "Benchmark repetitions"), 1, 1000)->capture_default_str();
-  cli::positive(c->add_option("--timeout", o->timeout_s, "Watchdog: seconds for the suite run"), 1e6)->capture_default_str();
+  cli::range(c->add_option("--min-time", o->min_time, "Seconds per benchmark repetition"), 1e-6, 3600)
+      ->capture_default_str();
+  cli::range(c->add_option("--repetitions,-r", o->repetitions, "Benchmark repetitions"), 1, 1000)
+      ->capture_default_str();
+  cli::positive(c->add_option("--timeout", o->timeout_s, "Watchdog: seconds for the suite run"), 1e6)
+      ->capture_default_str();
   c->add_option("--out,-o", o->out, "Parent folder for the results folder")->capture_default_str();
   c->add_option("--name", o->name, "Results folder name (default: UTC timestamp)")->check(cli::folder_name());
   db::add_options(c, o->db);
   // The suite run's options mean nothing when judging an existing folder.
-  for (const char* suite_option : {"--size", "--family", "--technique", "--set", "--min-time", "--repetitions", "--timeout"})
+  for (const char* suite_option :
+       {"--size", "--family", "--technique", "--set", "--min-time", "--repetitions", "--timeout"})
     results->excludes(c->get_option(suite_option));
   for (const char* judging : {"--results", "--size", "--family", "--technique", "--set", "--min-time", "--repetitions",
                               "--timeout", "--junit", "--name", "--machine", "--require-reference"})
     make->excludes(c->get_option(judging));
-  for (const char* making : {"--from-machine", "--reference-name", "--min-width"}) profile->excludes(c->get_option(making));
+  for (const char* making : {"--from-machine", "--reference-name", "--min-width"})
+    profile->excludes(c->get_option(making));
   return {c, [o] { return run_qualify(*o); }};
 }
 

@@ -60,17 +60,20 @@ int run_scale(ScaleArgs& a) {
     const bool strong = f.value("mode", "") == "strong";
     const auto& law = strong ? f["amdahl"] : f["gustafson"];
     std::printf("%s %s: %s f = %s; e(N):", f.value("variant", "").c_str(), f.value("params", "").c_str(),
-                strong ? "Amdahl" : "Gustafson", law["f"].is_number() ? std::to_string(law["f"].get<double>()).c_str() : "-");
+                strong ? "Amdahl" : "Gustafson",
+                law["f"].is_number() ? std::to_string(law["f"].get<double>()).c_str() : "-");
     for (auto& p : f["points"])
       if (p["karp_flatt"].is_number())
-        std::printf(" e(%g)=%.4f%s", p["n"].get<double>(), p["karp_flatt"].get<double>(), p["timed"].get<bool>() ? "" : "*");
+        std::printf(" e(%g)=%.4f%s", p["n"].get<double>(), p["karp_flatt"].get<double>(),
+                    p["timed"].get<bool>() ? "" : "*");
     std::printf(" [%s]; verdict %s: %s\n", f["karp_flatt_trend"].value("trend", "").c_str(),
                 f["verdict"].value("status", "").c_str(), f["verdict"].value("note", "").c_str());
   }
   if (!note.empty()) std::printf("note: %s\n", note.c_str());
   std::printf("(* oversubscribed: not meaningful for timing, left out of fits)\n");
   std::printf("results: %s\n", final_path.c_str());
-  if (failed_launches) std::printf("%d launch(es) failed; earlier results kept in %s\n", failed_launches, final_path.c_str());
+  if (failed_launches)
+    std::printf("%d launch(es) failed; earlier results kept in %s\n", failed_launches, final_path.c_str());
   return failed_launches || (a.strict && failed_verdicts) ? 1 : 0;
 }
 
@@ -81,18 +84,25 @@ Registry::Command hook(CLI::App& app) {
   c->add_option("--ranks", a->ranks, "Rank counts, e.g. 1,2,4 (launched with --launcher)")->capture_default_str();
   c->add_option("--thread-counts", a->threads, "OpenMP threads per rank, e.g. 1,2 (the swept axis when > 1 entry)")
       ->capture_default_str();
-  c->add_option("--mode", a->opt.mode, "strong (fixed total problem) or weak (problem grows with N)")->capture_default_str();
-  c->add_option("--launcher", a->opt.launcher, "Launcher command with {n} for the rank count (default: mpiexec -n {n}, srun --mpi=pmi2 -n {n} inside Slurm)");
-  cli::positive(c->add_option("--timeout", a->opt.timeout_s, "Watchdog: seconds per launch"), 1e6)->capture_default_str();
+  c->add_option("--mode", a->opt.mode, "strong (fixed total problem) or weak (problem grows with N)")
+      ->capture_default_str();
+  c->add_option(
+      "--launcher", a->opt.launcher,
+      "Launcher command with {n} for the rank count (default: mpiexec -n {n}, srun --mpi=pmi2 -n {n} inside Slurm)");
+  cli::positive(c->add_option("--timeout", a->opt.timeout_s, "Watchdog: seconds per launch"), 1e6)
+      ->capture_default_str();
   c->add_option("--size,-s", a->opt.size, "Parameter-set size")->capture_default_str();
   c->add_option("--set", a->opt.sets, "Override parameters: KEY=VALUE[,KEY=VALUE]");
   c->add_option("--variant", a->opt.variants, "Only these variants");
   cli::range(c->add_option("--band", a->opt.band,
-                            "Accepted relative deviation from the fitted law (default: the technique's scaling_band)"),
+                           "Accepted relative deviation from the fitted law (default: the technique's scaling_band)"),
              0, 1e6);
-  c->add_option("--statistic", a->opt.statistic, "Time of a point: median or min over repetitions")->capture_default_str();
-  cli::range(c->add_option("--min-time", a->opt.min_time, "Seconds per benchmark repetition"), 1e-6, 3600)->capture_default_str();
-  cli::range(c->add_option("--repetitions,-r", a->opt.repetitions, "Benchmark repetitions"), 1, 1000)->capture_default_str();
+  c->add_option("--statistic", a->opt.statistic, "Time of a point: median or min over repetitions")
+      ->capture_default_str();
+  cli::range(c->add_option("--min-time", a->opt.min_time, "Seconds per benchmark repetition"), 1e-6, 3600)
+      ->capture_default_str();
+  cli::range(c->add_option("--repetitions,-r", a->opt.repetitions, "Benchmark repetitions"), 1, 1000)
+      ->capture_default_str();
   c->add_option("--out,-o", a->out, "Parent folder for the results folder")->capture_default_str();
   c->add_option("--name", a->name, "Results folder name (default: UTC timestamp)")->check(cli::folder_name());
   db::add_options(c, a->db);

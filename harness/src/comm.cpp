@@ -75,7 +75,10 @@ std::string library_version() {
   auto nl = s.find('\n');
   return nl == std::string::npos ? s : s.substr(0, nl);
 }
-void abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); std::_Exit(code); }
+void abort(int code) {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);
+}
 #else
 void init(int*, char***) {}
 void finalize() {}

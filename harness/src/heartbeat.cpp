@@ -98,14 +98,17 @@ std::string diagnose(const std::string& dir, int nranks) {
   for (auto& b : beats) {
     if (b.rank >= 0 && b.rank < nranks) seen[b.rank] = true;
     const std::string where = std::string(b.technique) + " " + b.phase + " (call " + std::to_string(b.entered) + ")";
-    const std::string mpi =
-        b.mpi_call > 0 && b.mpi_call <= static_cast<int>(mpi_call_names().size()) ? mpi_call_names()[b.mpi_call - 1]
-                                                                                   : "MPI";
+    const std::string mpi = b.mpi_call > 0 && b.mpi_call <= static_cast<int>(mpi_call_names().size())
+                                ? mpi_call_names()[b.mpi_call - 1]
+                                : "MPI";
     if (b.entered <= b.left && b.mpi_call > 0)
       add(waiting, "rank " + std::to_string(b.rank) + " waiting in " + mpi + " outside technique calls");
-    else if (b.entered <= b.left) add_rank(outside, b.rank);
-    else if (b.mpi_call > 0) add(waiting, "rank " + std::to_string(b.rank) + " waiting in " + mpi + " inside " + where);
-    else add(culprit, "rank " + std::to_string(b.rank) + " inside " + where + ", not in MPI");
+    else if (b.entered <= b.left)
+      add_rank(outside, b.rank);
+    else if (b.mpi_call > 0)
+      add(waiting, "rank " + std::to_string(b.rank) + " waiting in " + mpi + " inside " + where);
+    else
+      add(culprit, "rank " + std::to_string(b.rank) + " inside " + where + ", not in MPI");
   }
   for (int r = 0; r < nranks; ++r)
     if (!seen[r]) add_rank(silent, r);

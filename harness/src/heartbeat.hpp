@@ -14,16 +14,16 @@ namespace sp::heartbeat {
 
 struct Beat {
   char technique[96];
-  char phase[16];     // setup | run | check | teardown
-  int32_t mpi_call;   // the blocking MPI call the rank is in: 0 none, else 1 + index in mpi_call_names()
-  uint64_t entered;   // technique calls entered
-  uint64_t left;      // technique calls returned
+  char phase[16];    // setup | run | check | teardown
+  int32_t mpi_call;  // the blocking MPI call the rank is in: 0 none, else 1 + index in mpi_call_names()
+  uint64_t entered;  // technique calls entered
+  uint64_t left;     // technique calls returned
   int32_t rank;
   int32_t pid;
   uint64_t mpi_returned;  // blocking MPI calls returned: progress outside technique calls too
 };
 
-void start();  // in SP_HEARTBEAT_DIR; no-op when unset; idempotent
+void start();                        // in SP_HEARTBEAT_DIR; no-op when unset; idempotent
 void start(const std::string& dir);  // in `dir`; idempotent
 // at() labels the calls that follow; enter()/leave() only count, so the
 // timed loop pays two increments per call and no string copies.

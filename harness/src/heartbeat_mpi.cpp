@@ -11,7 +11,20 @@
 
 namespace {
 // Codes are 1 + the index in sp::heartbeat::mpi_call_names() below.
-enum Call { Barrier = 1, Bcast, Reduce, Allreduce, Allgather, Reduce_scatter_block, Alltoall, Send, Recv, Sendrecv, Wait, Waitall };
+enum Call {
+  Barrier = 1,
+  Bcast,
+  Reduce,
+  Allreduce,
+  Allgather,
+  Reduce_scatter_block,
+  Alltoall,
+  Send,
+  Recv,
+  Sendrecv,
+  Wait,
+  Waitall
+};
 struct InMpi {
   explicit InMpi(Call call) { sp::heartbeat::mpi_enter(call); }
   ~InMpi() { sp::heartbeat::mpi_leave(); }
@@ -78,9 +91,9 @@ namespace sp::heartbeat {
 void mpi_wrappers_linked() {}
 
 const std::vector<std::string>& mpi_call_names() {
-  static const std::vector<std::string> names = {"MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce",
-                                                 "MPI_Allgather", "MPI_Reduce_scatter_block", "MPI_Alltoall",
-                                                 "MPI_Send", "MPI_Recv", "MPI_Sendrecv", "MPI_Wait", "MPI_Waitall"};
+  static const std::vector<std::string> names = {
+      "MPI_Barrier",  "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Allgather", "MPI_Reduce_scatter_block",
+      "MPI_Alltoall", "MPI_Send",  "MPI_Recv",   "MPI_Sendrecv",  "MPI_Wait",      "MPI_Waitall"};
   return names;
 }
 }  // namespace sp::heartbeat

@@ -35,9 +35,11 @@ std::vector<int> parse_counts(const std::string& list, const std::string& what) 
     } catch (...) {
       pos = 0;
     }
-    if (item.empty() || pos != item.size()) throw InputError("bad " + what + " list '" + list + "': '" + item + "' is not an integer");
+    if (item.empty() || pos != item.size())
+      throw InputError("bad " + what + " list '" + list + "': '" + item + "' is not an integer");
     if (v < 1) throw InputError("bad " + what + " list '" + list + "': counts must be >= 1");
-    if (std::count(out.begin(), out.end(), v)) throw InputError("bad " + what + " list '" + list + "': " + item + " repeated");
+    if (std::count(out.begin(), out.end(), v))
+      throw InputError("bad " + what + " list '" + list + "': " + item + " repeated");
     out.push_back(v);
   }
   if (list.back() == ',') throw InputError("bad " + what + " list '" + list + "': trailing comma");
@@ -92,9 +94,12 @@ bool Launcher::local() const {
 
 std::string LaunchResult::describe() const {
   char buf[96];
-  if (timed_out) std::snprintf(buf, sizeof buf, "timed out after %.0f s", seconds);
-  else if (signal) std::snprintf(buf, sizeof buf, "killed by signal %d (%s)", signal, strsignal(signal));
-  else std::snprintf(buf, sizeof buf, "exit %d", exit_code);
+  if (timed_out)
+    std::snprintf(buf, sizeof buf, "timed out after %.0f s", seconds);
+  else if (signal)
+    std::snprintf(buf, sizeof buf, "killed by signal %d (%s)", signal, strsignal(signal));
+  else
+    std::snprintf(buf, sizeof buf, "exit %d", exit_code);
   return buf;
 }
 
@@ -156,7 +161,8 @@ LaunchResult run_with_watchdog(const std::vector<std::string>& argv, const std::
   const int echo_fd = echo ? open(log.c_str(), O_RDONLY) : -1;
   auto copy_new_output = [&] {
     char buf[4096];
-    for (ssize_t n; echo_fd >= 0 && (n = read(echo_fd, buf, sizeof buf)) > 0;) std::fwrite(buf, 1, static_cast<size_t>(n), stdout);
+    for (ssize_t n; echo_fd >= 0 && (n = read(echo_fd, buf, sizeof buf)) > 0;)
+      std::fwrite(buf, 1, static_cast<size_t>(n), stdout);
     std::fflush(stdout);
   };
   for (;;) {

@@ -18,7 +18,7 @@ std::vector<int> parse_counts(const std::string& list, const std::string& what);
 // srun starts one only when asked (its default, MpiDefault=none, gives each
 // process a job of its own).
 struct Launcher {
-  std::vector<std::string> words;  // split on blanks
+  std::vector<std::string> words;                 // split on blanks
   static Launcher from(const std::string& spec);  // "" = default; throws InputError if unusable
   std::vector<std::string> argv(int nranks) const;
   std::string text() const;
@@ -26,9 +26,9 @@ struct Launcher {
 };
 
 struct LaunchResult {
-  int exit_code = -1;     // the launcher's exit status (when it exited)
-  int signal = 0;         // the signal that ended it (when killed)
-  bool timed_out = false; // the watchdog ended it
+  int exit_code = -1;      // the launcher's exit status (when it exited)
+  int signal = 0;          // the signal that ended it (when killed)
+  bool timed_out = false;  // the watchdog ended it
   double seconds = 0;
   bool ok() const { return !timed_out && signal == 0 && exit_code == 0; }
   std::string describe() const;  // "exit 0", "exit 3", "killed by signal 9", "timed out after 5 s"
@@ -57,7 +57,7 @@ bool under_launcher();
 // The last non-empty line of a log ("" if none); with errors_only, the last
 // one saying error, fail, abort or terminat(ed/ion), any case.
 std::string last_line(const std::string& log, bool errors_only = false);
-std::string self_exe();  // this executable, for child runs
+std::string self_exe();              // this executable, for child runs
 std::string process_command_line();  // this process's argv, joined with blanks (for manifests)
 
 }  // namespace sp

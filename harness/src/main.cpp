@@ -96,8 +96,10 @@ int cmd_report(const std::string& dir, const std::string& out) {
   if (!out.empty()) check_writable_file(out, "--out");
   if (comm::rank() != 0) return 0;
   std::string md = render_report(dir);
-  if (out.empty()) std::fputs(md.c_str(), stdout);
-  else write_file_atomic(out, md);
+  if (out.empty())
+    std::fputs(md.c_str(), stdout);
+  else
+    write_file_atomic(out, md);
   return 0;
 }
 
@@ -115,7 +117,8 @@ int main(int argc, char** argv) {
   CLI::App app{"ScaleProof: conformance and benchmarks for AI-training compute and communication techniques"};
   app.require_subcommand(1);
   Options o;
-  cli::range(app.add_option("--threads", o.threads, "Threads per rank (default: OMP_NUM_THREADS, else cores / ranks per node)"),
+  cli::range(app.add_option("--threads", o.threads,
+                            "Threads per rank (default: OMP_NUM_THREADS, else cores / ranks per node)"),
              1, kx::max_host_threads());
   auto* list = app.add_subcommand("list", "List families, techniques, variants and parameter sets");
   list->add_option("--family,-F", o.families, "Only these families");
@@ -130,10 +133,13 @@ int main(int argc, char** argv) {
   add_filters(run, o);
   add_run_options(run, o);
   run->add_flag("--strict", o.strict, "Exit non-zero when a verdict fails");
-  run->add_option("--ranks", o.ranks,
-                  "Ranks for the multi-rank techniques, launched by this run (default: the largest power of two <= cores, >= 2)")
+  run->add_option(
+         "--ranks", o.ranks,
+         "Ranks for the multi-rank techniques, launched by this run (default: the largest power of two <= cores, >= 2)")
       ->check(CLI::Range(1, 1 << 20));
-  run->add_option("--launcher", o.launcher, "Launcher command with {n} for the rank count (default: mpiexec -n {n}, srun --mpi=pmi2 -n {n} inside Slurm)");
+  run->add_option(
+      "--launcher", o.launcher,
+      "Launcher command with {n} for the rank count (default: mpiexec -n {n}, srun --mpi=pmi2 -n {n} inside Slurm)");
   run->add_flag("--part", o.part, "Internal: this process is the launched multi-rank part of a main job")->group("");
   std::string report_dir, report_out;
   auto* report = app.add_subcommand("report", "Render a results folder as Markdown");
@@ -192,11 +198,16 @@ int main(int argc, char** argv) {
     if (run->parsed() && run->count("--timeout")) o.timeout_s = run->get_option("--timeout")->as<double>();
     watchdog::start(app);  // heartbeats, and the watchdog of commands that run techniques on ranks
     RunContext rc{command_line, comm::size(), kx::concurrency()};
-    if (*list) code = cmd_list(o, app);
-    else if (*check) code = cmd_check(o);
-    else if (*bench) code = cmd_bench(o, rc);
-    else if (*run) code = cmd_run(o, rc);
-    else if (*report) code = cmd_report(report_dir, report_out);
+    if (*list)
+      code = cmd_list(o, app);
+    else if (*check)
+      code = cmd_check(o);
+    else if (*bench)
+      code = cmd_bench(o, rc);
+    else if (*run)
+      code = cmd_run(o, rc);
+    else if (*report)
+      code = cmd_report(report_dir, report_out);
     else
       for (auto& fc : family_commands)
         if (fc.sub->parsed()) code = fc.run();
@@ -206,8 +217,9 @@ int main(int argc, char** argv) {
   } catch (const nlohmann::json::exception& e) {
     // A wrong-typed or missing field of an input file is bad input; elsewhere a fault.
     const std::string where = input_error_from(e);
-    if (comm::rank() == 0) std::fprintf(stderr, "scaleproof: %s: %s\n", where.empty() ? "failed" : "error",
-                                        where.empty() ? e.what() : where.c_str());
+    if (comm::rank() == 0)
+      std::fprintf(stderr, "scaleproof: %s: %s\n", where.empty() ? "failed" : "error",
+                   where.empty() ? e.what() : where.c_str());
     code = where.empty() ? 3 : 2;
   } catch (const std::exception& e) {
     if (comm::rank() == 0) std::fprintf(stderr, "scaleproof: failed: %s\n", e.what());

@@ -96,10 +96,10 @@ nlohmann::json run_launch(const LaunchPlan& plan, const RunOptions& o, const std
   const fs::path launches = fs::path(dir) / "launches";
   fs::create_directories(launches);
   std::vector<std::string> argv = plan.launcher.argv(plan.ranks);
-  for (const std::string& a : {self_exe(), std::string("--threads"), std::to_string(plan.threads), std::string("run"),
-                              std::string("--part"), std::string("--out"), launches.string(), std::string("--name"), name,
-                              std::string("--min-time"), std::to_string(o.min_time), std::string("--repetitions"),
-                              std::to_string(o.repetitions)})
+  for (const std::string& a :
+       {self_exe(), std::string("--threads"), std::to_string(plan.threads), std::string("run"), std::string("--part"),
+        std::string("--out"), launches.string(), std::string("--name"), name, std::string("--min-time"),
+        std::to_string(o.min_time), std::string("--repetitions"), std::to_string(o.repetitions)})
     argv.push_back(a);
   for (auto& a : filter_args(o)) argv.push_back(a);
   if (o.timeout_s > 0) argv.insert(argv.end(), {"--timeout", std::to_string(o.timeout_s)});
@@ -118,10 +118,9 @@ nlohmann::json run_launch(const LaunchPlan& plan, const RunOptions& o, const std
       argv, {{"OMP_NUM_THREADS", std::to_string(plan.threads)}, {"SP_HEARTBEAT_DIR", hb}}, log, plan.timeout_s, true);
   std::error_code ec;
   fs::remove(launches / "latest", ec);  // the part's results link: meaningless inside this folder
-  nlohmann::json rec = {{"ranks", plan.ranks},     {"threads", plan.threads},  {"launcher", plan.launcher.text()},
-                        {"command", command},      {"techniques", plan.techniques},
-                        {"result", res.describe()}, {"wall_s", res.seconds}, {"timeout_s", plan.timeout_s},
-                        {"log", "launches/" + name + ".log"}};
+  nlohmann::json rec = {{"ranks", plan.ranks},   {"threads", plan.threads},       {"launcher", plan.launcher.text()},
+                        {"command", command},    {"techniques", plan.techniques}, {"result", res.describe()},
+                        {"wall_s", res.seconds}, {"timeout_s", plan.timeout_s},   {"log", "launches/" + name + ".log"}};
   const fs::path part = launches / name;
   if (res.ok() && fs::exists(part / "bench.json") && fs::exists(part / "check.json")) {
     rec["status"] = "ok";

@@ -17,13 +17,13 @@ namespace sp {
 int default_launch_ranks(int cores);
 
 struct LaunchPlan {
-  int ranks = 0;                       // 0 = nothing launched
-  int threads = 1;                     // per launched rank
+  int ranks = 0;    // 0 = nothing launched
+  int threads = 1;  // per launched rank
   Launcher launcher;
-  std::vector<std::string> techniques; // launched at `ranks`
-  std::vector<Case> cases;             // validated at `ranks`, for counting and the timeout
+  std::vector<std::string> techniques;               // launched at `ranks`
+  std::vector<Case> cases;                           // validated at `ranks`, for counting and the timeout
   nlohmann::json skipped = nlohmann::json::array();  // [{technique, reason}]
-  double timeout_s = 0;                // the launch's wall-clock limit, scaled to its cases
+  double timeout_s = 0;                              // the launch's wall-clock limit, scaled to its cases
 };
 
 // Validates everything about the launch before anything is written: the

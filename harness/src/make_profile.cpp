@@ -50,11 +50,13 @@ nlohmann::json make_profile(db::Database& d, const MakeProfileOptions& o) {
     runs_max = std::max(runs_max, static_cast<int>(ts.size()));
   }
   return {{"machine", name},
-          {"description", "references from " + d.path() + ": runs on " + listed + " (up to " + std::to_string(runs_max) +
-                              " per case); reference = median of the runs' medians, bounds = observed spread, at least +/-" +
-                              std::to_string(o.min_width)},
+          {"description",
+           "references from " + d.path() + ": runs on " + listed + " (up to " + std::to_string(runs_max) +
+               " per case); reference = median of the runs' medians, bounds = observed spread, at least +/-" +
+               std::to_string(o.min_width)},
           {"criteria", nlohmann::json::array({{{"name", "every benchmark within its reference for this machine"},
-                                               {"kind", "reference"}, {"quantity", "seconds"}}})},
+                                               {"kind", "reference"},
+                                               {"quantity", "seconds"}}})},
           {"references", to_json(refs)}};
 }
 

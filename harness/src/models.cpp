@@ -150,9 +150,7 @@ std::vector<Verdict> judge(const std::vector<MeasuredCase>& cases, const Machine
   return out;
 }
 
-nlohmann::json to_json(const Machine& m) {
-  return {{"bandwidth_Bps", m.bandwidth}, {"peak_flops", m.peak}};
-}
+nlohmann::json to_json(const Machine& m) { return {{"bandwidth_Bps", m.bandwidth}, {"peak_flops", m.peak}}; }
 
 nlohmann::json to_json(const std::vector<Verdict>& vs) {
   nlohmann::json a = nlohmann::json::array();

@@ -17,7 +17,8 @@ namespace sp {
 
 namespace {
 
-const std::set<std::string> kKinds = {"conformance", "roof_fraction", "busbw", "prediction_error", "reference", "straggler"};
+const std::set<std::string> kKinds = {"conformance",      "roof_fraction", "busbw",
+                                      "prediction_error", "reference",     "straggler"};
 
 std::string fmt(const char* f, double v) {
   char buf[64];
@@ -35,23 +36,30 @@ bool in_class(const std::string& cls, const std::string& technique) {
 Criterion parse_criterion(const nlohmann::json& j, const std::string& path, size_t i) {
   const std::string where = path + ": criterion " + std::to_string(i);
   if (!j.is_object()) throw InputError(where + " is not an object");
-  static const std::set<std::string> keys = {"name", "kind", "class", "min", "max", "min_GBps", "counter", "optional", "quantity"};
+  static const std::set<std::string> keys = {"name",     "kind",    "class",    "min",     "max",
+                                             "min_GBps", "counter", "optional", "quantity"};
   for (auto& [k, v] : j.items())
     if (!keys.count(k)) throw InputError(where + ": unknown key '" + k + "'");
   Criterion c;
   if (!j.contains("kind") || !j["kind"].is_string()) throw InputError(where + ": no \"kind\"");
   c.kind = j["kind"];
   if (!kKinds.count(c.kind))
-    throw InputError(where + ": unknown kind '" + c.kind + "' (conformance, roof_fraction, busbw, prediction_error, reference, straggler)");
+    throw InputError(where + ": unknown kind '" + c.kind +
+                     "' (conformance, roof_fraction, busbw, prediction_error, reference, straggler)");
   c.cls = j.value("class", "");
   if (!c.cls.empty() && !Registry::get().find(c.cls)) {
     auto fams = Registry::get().families();
     if (std::find(fams.begin(), fams.end(), c.cls) == fams.end() && !j.value("optional", false))
-      throw InputError(where + ": unknown class '" + c.cls + "' (a family or technique; mark it optional if not built here)");
+      throw InputError(where + ": unknown class '" + c.cls +
+                       "' (a family or technique; mark it optional if not built here)");
   }
-  const char* key = c.kind == "roof_fraction" ? "min" : c.kind == "busbw" ? "min_GBps" : c.kind == "prediction_error" || c.kind == "straggler" ? "max" : nullptr;
+  const char* key = c.kind == "roof_fraction"                               ? "min"
+                    : c.kind == "busbw"                                     ? "min_GBps"
+                    : c.kind == "prediction_error" || c.kind == "straggler" ? "max"
+                                                                            : nullptr;
   if (key) {
-    if (!j.contains(key) || !j[key].is_number()) throw InputError(where + ": " + c.kind + " needs a number \"" + key + "\"");
+    if (!j.contains(key) || !j[key].is_number())
+      throw InputError(where + ": " + c.kind + " needs a number \"" + key + "\"");
     c.threshold = j[key];
     if (c.threshold < 0) throw InputError(where + ": \"" + key + "\" must be >= 0");
   }
@@ -80,7 +88,8 @@ CriterionResult judge_conformance(const Criterion& c, const fs::path& d) {
   }
   if (!n) return no_data(c, "conformance case");
   return {c, failed ? "FAIL" : "PASS", static_cast<double>(failed),
-          std::to_string(n - failed) + " of " + std::to_string(n) + " cases passed" + (failed ? "; first failure: " + first : "")};
+          std::to_string(n - failed) + " of " + std::to_string(n) + " cases passed" +
+              (failed ? "; first failure: " + first : "")};
 }
 
 CriterionResult judge_roof(const Criterion& c, const fs::path& d) {
@@ -105,8 +114,9 @@ CriterionResult judge_busbw(const Criterion& c, const fs::path& d) {
       best = it->second / 1e9, at = m.technique + " " + m.variant + " " + m.params;
   }
   if (best < 0) return no_data(c, "'" + c.counter + "' counter");
-  return {c, best >= c.threshold ? "PASS" : "FAIL", best,
-          "peak " + c.counter + " " + fmt("%.3g", best) + " GB/s (" + at + "), required >= " + fmt("%.3g", c.threshold)};
+  return {
+      c, best >= c.threshold ? "PASS" : "FAIL", best,
+      "peak " + c.counter + " " + fmt("%.3g", best) + " GB/s (" + at + "), required >= " + fmt("%.3g", c.threshold)};
 }
 
 CriterionResult judge_prediction(const Criterion& c, const fs::path& d) {
@@ -122,7 +132,8 @@ CriterionResult judge_prediction(const Criterion& c, const fs::path& d) {
   }
   if (worst < 0) return no_data(c, "judged model prediction");
   return {c, worst <= c.threshold ? "PASS" : "FAIL", worst,
-          "largest |measured/predicted - 1| " + fmt("%.3f", worst) + " (" + at + "), allowed <= " + fmt("%.3f", c.threshold)};
+          "largest |measured/predicted - 1| " + fmt("%.3f", worst) + " (" + at +
+              "), allowed <= " + fmt("%.3f", c.threshold)};
 }
 
 // Every multi-rank case: its slowest rank's time over the median of the other
@@ -135,17 +146,19 @@ CriterionResult judge_straggler(const Criterion& c, const fs::path& d) {
     if (!in_class(c.cls, r.key.substr(0, r.key.find('/')))) continue;
     ++n;
     const std::string who = "rank " + std::to_string(r.slowest) + " on " + r.slow_host + " in " + r.key + ": " +
-                            fmt("%.4g", r.slow_s) + " s, " + fmt("%.1f", 100 * r.excess) + "% over the others' median " +
-                            fmt("%.4g", r.others_median_s) + " s";
+                            fmt("%.4g", r.slow_s) + " s, " + fmt("%.1f", 100 * r.excess) +
+                            "% over the others' median " + fmt("%.4g", r.others_median_s) + " s";
     if (r.excess > c.threshold && !slow++) first = who;
     if (r.excess >= worst) worst = r.excess, at = who;
   }
   if (!n) return no_data(c, "multi-rank case with per-rank times");
   if (slow)
-    return {c, "FAIL", worst, std::to_string(slow) + " of " + std::to_string(n) + " cases have a straggler beyond " +
-                                  fmt("%.0f%%", 100 * c.threshold) + "; first: " + first};
-  return {c, "PASS", worst, "no rank beyond " + fmt("%.0f%%", 100 * c.threshold) + " of the others' median in " +
-                                std::to_string(n) + " cases; slowest: " + at};
+    return {c, "FAIL", worst,
+            std::to_string(slow) + " of " + std::to_string(n) + " cases have a straggler beyond " +
+                fmt("%.0f%%", 100 * c.threshold) + "; first: " + first};
+  return {c, "PASS", worst,
+          "no rank beyond " + fmt("%.0f%%", 100 * c.threshold) + " of the others' median in " + std::to_string(n) +
+              " cases; slowest: " + at};
 }
 
 // Every reference of the machine, within the criterion's class and quantity:
@@ -175,13 +188,14 @@ CriterionResult judge_reference(const Criterion& c, const fs::path& d, const Pro
     if (ratio < r.lower || ratio > r.upper) {
       if (!outside++)
         first = r.case_key + " " + r.quantity + " " + fmt("%.4g", m->second.at(r.quantity)) + " " + r.unit + " = " +
-                fmt("%.3f", ratio) + " x reference, bounds [" + fmt("%.3f", r.lower) + ", " + fmt("%.3f", r.upper) + "]";
+                fmt("%.3f", ratio) + " x reference, bounds [" + fmt("%.3f", r.lower) + ", " + fmt("%.3f", r.upper) +
+                "]";
     }
   }
   if (!judged) return no_data(c, "case with a reference for '" + machine + "'");
   return {c, outside ? "FAIL" : "PASS", worst,
-          std::to_string(judged - outside) + " of " + std::to_string(judged) + " within the references of '" + machine + "'" +
-              (missing ? " (" + std::to_string(missing) + " not measured in this run)" : "") +
+          std::to_string(judged - outside) + " of " + std::to_string(judged) + " within the references of '" + machine +
+              "'" + (missing ? " (" + std::to_string(missing) + " not measured in this run)" : "") +
               (outside ? "; first outside: " + first : "; farthest " + fmt("%.3f", worst) + " x reference")};
 }
 
@@ -232,12 +246,18 @@ std::vector<CriterionResult> qualify(const Profile& p, const std::string& dir, c
   if (!fs::is_directory(dir)) throw InputError("no results folder at " + dir);
   std::vector<CriterionResult> out;
   for (auto& c : p.criteria) {
-    if (c.kind == "conformance") out.push_back(judge_conformance(c, dir));
-    else if (c.kind == "roof_fraction") out.push_back(judge_roof(c, dir));
-    else if (c.kind == "busbw") out.push_back(judge_busbw(c, dir));
-    else if (c.kind == "reference") out.push_back(judge_reference(c, dir, p, q));
-    else if (c.kind == "straggler") out.push_back(judge_straggler(c, dir));
-    else out.push_back(judge_prediction(c, dir));
+    if (c.kind == "conformance")
+      out.push_back(judge_conformance(c, dir));
+    else if (c.kind == "roof_fraction")
+      out.push_back(judge_roof(c, dir));
+    else if (c.kind == "busbw")
+      out.push_back(judge_busbw(c, dir));
+    else if (c.kind == "reference")
+      out.push_back(judge_reference(c, dir, p, q));
+    else if (c.kind == "straggler")
+      out.push_back(judge_straggler(c, dir));
+    else
+      out.push_back(judge_prediction(c, dir));
   }
   return out;
 }
@@ -245,8 +265,14 @@ std::vector<CriterionResult> qualify(const Profile& p, const std::string& dir, c
 nlohmann::json to_json(const Profile& p, const std::vector<CriterionResult>& rs) {
   nlohmann::json a = nlohmann::json::array();
   for (auto& r : rs)
-    a.push_back({{"name", r.c.name}, {"kind", r.c.kind}, {"class", r.c.cls}, {"threshold", r.c.threshold},
-                 {"optional", r.c.optional}, {"status", r.status}, {"value", r.value}, {"detail", r.detail}});
+    a.push_back({{"name", r.c.name},
+                 {"kind", r.c.kind},
+                 {"class", r.c.cls},
+                 {"threshold", r.c.threshold},
+                 {"optional", r.c.optional},
+                 {"status", r.status},
+                 {"value", r.value},
+                 {"detail", r.detail}});
   return {{"machine", p.machine}, {"description", p.description}, {"criteria", a}};
 }
 
@@ -261,9 +287,12 @@ std::string junit_xml(const Profile& p, const std::vector<CriterionResult>& rs) 
                   std::to_string(skipped) + "\" errors=\"0\">\n";
   for (auto& r : rs) {
     x += "    <testcase classname=\"qualify." + xml_escape(p.machine) + "\" name=\"" + xml_escape(r.c.name) + "\"";
-    if (r.status == "PASS") x += ">\n      <system-out>" + xml_escape(r.detail) + "</system-out>\n    </testcase>\n";
-    else if (r.status == "SKIP") x += ">\n      <skipped message=\"" + xml_escape(r.detail) + "\"/>\n    </testcase>\n";
-    else x += ">\n      <failure message=\"" + xml_escape(r.detail) + "\"/>\n    </testcase>\n";
+    if (r.status == "PASS")
+      x += ">\n      <system-out>" + xml_escape(r.detail) + "</system-out>\n    </testcase>\n";
+    else if (r.status == "SKIP")
+      x += ">\n      <skipped message=\"" + xml_escape(r.detail) + "\"/>\n    </testcase>\n";
+    else
+      x += ">\n      <failure message=\"" + xml_escape(r.detail) + "\"/>\n    </testcase>\n";
   }
   return x + "  </testsuite>\n</testsuites>\n";
 }

@@ -12,12 +12,12 @@
 namespace sp {
 
 struct Criterion {
-  std::string name, kind;   // kind: conformance | roof_fraction | busbw | prediction_error | reference
-  std::string cls;          // kernel class: a family or technique name ("" = all)
-  double threshold = 0;     // min (roof_fraction, busbw in GB/s) or max (prediction_error)
+  std::string name, kind;         // kind: conformance | roof_fraction | busbw | prediction_error | reference
+  std::string cls;                // kernel class: a family or technique name ("" = all)
+  double threshold = 0;           // min (roof_fraction, busbw in GB/s) or max (prediction_error)
   std::string counter = "busbw";  // busbw: the bench.json counter, bytes/s
-  bool optional = false;    // no data -> SKIP instead of FAIL
-  std::string quantity;     // reference: only references of this quantity ("" = all)
+  bool optional = false;          // no data -> SKIP instead of FAIL
+  std::string quantity;           // reference: only references of this quantity ("" = all)
 };
 
 struct Profile {

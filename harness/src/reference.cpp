@@ -46,7 +46,8 @@ References parse_references(const nlohmann::json& j, const std::string& path) {
       if (!(r.value > 0)) throw InputError(where + ": \"value\" must be > 0");
       if (r.lower < 0) throw InputError(where + ": \"lower\" must be >= 0");
       if (r.lower > r.upper)
-        throw InputError(where + ": \"lower\" " + std::to_string(r.lower) + " is above \"upper\" " + std::to_string(r.upper));
+        throw InputError(where + ": \"lower\" " + std::to_string(r.lower) + " is above \"upper\" " +
+                         std::to_string(r.upper));
       out[machine].push_back(r);
     }
   }
@@ -58,8 +59,12 @@ nlohmann::json to_json(const References& refs) {
   for (auto& [machine, list] : refs) {
     auto& a = j[machine] = nlohmann::json::array();
     for (auto& r : list)
-      a.push_back({{"case", r.case_key}, {"quantity", r.quantity}, {"value", r.value}, {"lower", r.lower},
-                   {"upper", r.upper}, {"unit", r.unit}});
+      a.push_back({{"case", r.case_key},
+                   {"quantity", r.quantity},
+                   {"value", r.value},
+                   {"lower", r.lower},
+                   {"upper", r.upper},
+                   {"unit", r.unit}});
   }
   return j;
 }

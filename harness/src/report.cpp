@@ -51,7 +51,8 @@ std::string check_section(const nlohmann::json& rows) {
 std::string bench_section(const std::vector<MeasuredCase>& cases) {
   std::string s = "## Benchmarks (median over repetitions; min..max)\n\n";
   s += "Time is the mean call of a repetition; the call statistics (min, median, p90, p99, max) are those of "
-       "single calls within a repetition (each the slowest rank's; the median over repetitions of each statistic); rank imbalance is the slowest rank's median "
+       "single calls within a repetition (each the slowest rank's; the median over repetitions of each statistic); "
+       "rank imbalance is the slowest rank's median "
        "call over the fastest's.\n\n";
   s += "| technique | variant | params | time | min..max | call min / median / p90 / p99 / max | rank imbalance | "
        "FLOP/s | bytes/s | AI (FLOP/B) |\n";
@@ -84,7 +85,8 @@ std::string verdict_section(const std::vector<Verdict>& vs, const nlohmann::json
   int pass = 0, fail = 0, info = 0;
   for (auto& v : vs) {
     (v.status == "PASS" ? pass : v.status == "FAIL" ? fail : info)++;
-    std::string band = "[" + fmt("%.3g", v.band_lo) + ", " + (std::isinf(v.band_hi) ? "inf" : fmt("%.3g", v.band_hi)) + "]";
+    std::string band =
+        "[" + fmt("%.3g", v.band_lo) + ", " + (std::isinf(v.band_hi) ? "inf" : fmt("%.3g", v.band_hi)) + "]";
     s += "| " + v.technique + " | " + v.variant + " | " + v.params + " | " + v.quantity + " | " +
          fmt("%.4g", v.predicted) + " " + v.unit + " | " + fmt("%.4g", v.measured) + " " + v.unit + " | " +
          fmt("%.3g", v.ratio) + " | " + band + " | " + (v.status == "FAIL" ? "**FAIL**" : v.status) + " | " + v.note +

@@ -99,7 +99,8 @@ void check_folder_name(const std::string& name) {
   if (name.empty()) throw InputError("--name: empty folder name");
   if (name.find('/') != std::string::npos || name == "." || name == "..")
     throw InputError("--name '" + name + "': must be one folder name, without '/'");
-  if (name[0] == '.') throw InputError("--name '" + name + "': a name starting with '.' is reserved for temporary folders");
+  if (name[0] == '.')
+    throw InputError("--name '" + name + "': a name starting with '.' is reserved for temporary folders");
   if (name == "latest") throw InputError("--name latest: reserved for the link to the newest run");
 }
 
@@ -110,13 +111,15 @@ void check_writable_file(const std::string& path, const std::string& option) {
   if (fs::is_directory(p, ec)) throw InputError(option + " " + path + ": is a folder");
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec)) throw InputError(option + " " + path + ": no folder " + dir.string());
-  if (access(dir.c_str(), W_OK) != 0) throw InputError(option + " " + path + ": folder " + dir.string() + " is not writable");
+  if (access(dir.c_str(), W_OK) != 0)
+    throw InputError(option + " " + path + ": folder " + dir.string() + " is not writable");
 }
 
 void require_results_folder(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw InputError("no results folder at " + dir);
-  for (const char* f : {"manifest.json", "check.json", "bench.json", "verdicts.json", "sweep.json", "qualification.json"})
+  for (const char* f :
+       {"manifest.json", "check.json", "bench.json", "verdicts.json", "sweep.json", "qualification.json"})
     if (fs::exists(fs::path(dir) / f, ec)) return;
   throw InputError(dir + " holds no results (no manifest.json, check.json, bench.json, verdicts.json or sweep.json)");
 }
@@ -135,7 +138,8 @@ ResultsDir::ResultsDir(const std::string& parent, const std::string& name) : par
   for (int i = 2; fs::exists(fs::symlink_status(final_, ec)); ++i)
     final_ = (fs::path(parent) / (base_ + "-" + std::to_string(i))).string();
   std::string templ = (fs::path(parent) / (temp_prefix(base_) + "XXXXXX")).string();
-  if (!mkdtemp(templ.data())) throw InputError("--out " + parent + ": cannot create a folder there (" + std::strerror(errno) + ")");
+  if (!mkdtemp(templ.data()))
+    throw InputError("--out " + parent + ": cannot create a folder there (" + std::strerror(errno) + ")");
   tmp_ = templ;
   const mode_t mask = umask(0);
   umask(mask);

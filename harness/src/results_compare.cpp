@@ -48,8 +48,10 @@ std::vector<CompareRow> compare_timings(const std::map<std::string, double>& a, 
     } else {
       r.b = it->second;
       r.ratio = ta > 0 ? r.b / ta : 0;
-      if (!(ta > 0) || !std::isfinite(ta) || !(r.b > 0) || !std::isfinite(r.b)) r.status = "no time";
-      else r.status = r.ratio > 1 + threshold ? "REGRESSION" : r.ratio < 1 / (1 + threshold) ? "faster" : "same";
+      if (!(ta > 0) || !std::isfinite(ta) || !(r.b > 0) || !std::isfinite(r.b))
+        r.status = "no time";
+      else
+        r.status = r.ratio > 1 + threshold ? "REGRESSION" : r.ratio < 1 / (1 + threshold) ? "faster" : "same";
     }
     rows.push_back(r);
   }

@@ -181,7 +181,8 @@ int cmd_run(const RunOptions& o, const RunContext& rc) {
   auto cases = select_in_scope(here, nranks, &rejected);
   print_skipped(rejected, nranks);
   if (!o.part) check_overrides(f);
-  if (cases.empty() && plan.cases.empty()) throw InputError("nothing selected: no technique can run at these rank counts");
+  if (cases.empty() && plan.cases.empty())
+    throw InputError("nothing selected: no technique can run at these rank counts");
   if (!o.part) add_roof_probes(cases, f, nranks);
   Filter cf = here;
   cf.sizes = {Size::conformance};

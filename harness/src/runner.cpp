@@ -116,7 +116,8 @@ void body(benchmark::State& state, const Case* c, std::string variant, size_t in
     double own = 0;
     for (double x : mine) own += x;
     own /= std::max<double>(1, static_cast<double>(mine.size()));
-    for (int r = 0; r < nranks; ++r) state.counters["rank_s." + std::to_string(r)] = comm::sum(comm::rank() == r ? own : 0.0);
+    for (int r = 0; r < nranks; ++r)
+      state.counters["rank_s." + std::to_string(r)] = comm::sum(comm::rank() == r ? own : 0.0);
   }
   LoopTiming loop = finish_loop(mine, std::move(slowest));
   const Counts k = t->counts(c->params, nranks);
@@ -149,8 +150,7 @@ std::string bench_name(const Case& c, const std::string& variant) {
 }
 
 int run_benchmarks(const std::vector<Case>& cases, const BenchOptions& opt) {
-  std::vector<std::string> args = {"scaleproof",
-                                   "--benchmark_min_time=" + std::to_string(opt.min_time),
+  std::vector<std::string> args = {"scaleproof", "--benchmark_min_time=" + std::to_string(opt.min_time),
                                    "--benchmark_repetitions=" + std::to_string(opt.repetitions)};
   const bool root = comm::rank() == 0;
   if (root && !opt.json_out.empty()) {
@@ -181,8 +181,10 @@ int run_benchmarks(const std::vector<Case>& cases, const BenchOptions& opt) {
     }
   NullReporter quiet;
   size_t n = 0;
-  if (root && opt.console) n = benchmark::RunSpecifiedBenchmarks();
-  else n = benchmark::RunSpecifiedBenchmarks(&quiet);
+  if (root && opt.console)
+    n = benchmark::RunSpecifiedBenchmarks();
+  else
+    n = benchmark::RunSpecifiedBenchmarks(&quiet);
   active().release();
   bench_progress() = {};
   benchmark::ClearRegisteredBenchmarks();

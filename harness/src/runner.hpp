@@ -15,13 +15,13 @@
 namespace sp {
 
 struct BenchOptions {
-  double min_time = 0.2;   // seconds per repetition (Google Benchmark's min_time)
+  double min_time = 0.2;  // seconds per repetition (Google Benchmark's min_time)
   int repetitions = 3;
-  std::string json_out;    // file to write (rank 0 only); empty = none
-  std::string filter;      // extra --benchmark_filter regex
+  std::string json_out;                        // file to write (rank 0 only); empty = none
+  std::string filter;                          // extra --benchmark_filter regex
   std::map<std::string, std::string> context;  // manifest keys echoed into the JSON context
   bool console = true;
-  bool progress = false;   // announce each case and variant with elapsed and estimated time left
+  bool progress = false;  // announce each case and variant with elapsed and estimated time left
 };
 
 // Benchmark name: family/technique/variant/params (parsed back by models.cpp).

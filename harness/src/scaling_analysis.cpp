@@ -24,7 +24,8 @@ struct Pt {
 
 // The series-level verdict, appended after the point verdicts.
 Verdict series_verdict(const std::string& tech, const std::string& variant, const std::string& params,
-                       const std::string& law, double f, double band, int timed, int dof, int judged, int failed_points) {
+                       const std::string& law, double f, double band, int timed, int dof, int judged,
+                       int failed_points) {
   Verdict v{tech, variant, params, law + " parallel fraction f", ""};
   v.measured = v.ratio = f;
   v.band_lo = 0, v.band_hi = 1 + band;
@@ -38,8 +39,9 @@ Verdict series_verdict(const std::string& tech, const std::string& variant, cons
   } else if (dof == 0) {
     v.status = "INFO";
     // Amdahl fits 2 parameters to all timed points; Gustafson 1 to those beyond the reference.
-    v.note = law == "Amdahl" ? "exact fit (" + std::to_string(timed) + " timed points for 2 parameters)"
-                             : "exact fit (" + std::to_string(timed - 1) + " timed point beyond the reference for 1 parameter)";
+    v.note = law == "Amdahl"
+                 ? "exact fit (" + std::to_string(timed) + " timed points for 2 parameters)"
+                 : "exact fit (" + std::to_string(timed - 1) + " timed point beyond the reference for 1 parameter)";
     v.note += ": speedups not judged";
   } else {
     v.status = failed_points ? "FAIL" : "PASS";
@@ -58,11 +60,13 @@ ScalingAnalysis analyse_sweep(const nlohmann::json& sweep) {
   const bool strong = mode == "strong";
   for (auto& s : sweep.at("series")) {
     std::vector<Pt> pts;
-    for (auto& p : s.at("points")) pts.push_back({p.at("n").get<double>(), p.at("seconds").get<double>(), !p.at("oversubscribed").get<bool>()});
+    for (auto& p : s.at("points"))
+      pts.push_back({p.at("n").get<double>(), p.at("seconds").get<double>(), !p.at("oversubscribed").get<bool>()});
     std::vector<double> tn, tt;
     for (auto& p : pts)
       if (p.timed && p.t > 0) tn.push_back(p.n), tt.push_back(p.t);
-    nlohmann::json fit = {{"variant", s.at("variant")}, {"params", s.at("params")}, {"mode", mode}, {"axis", axis}, {"band", band}};
+    nlohmann::json fit = {
+        {"variant", s.at("variant")}, {"params", s.at("params")}, {"mode", mode}, {"axis", axis}, {"band", band}};
     const std::string variant = s.at("variant"), params = s.at("params");
 
     // Reference time: strong, T(1) measured or else fitted; weak, the smallest timed N.
@@ -71,8 +75,10 @@ ScalingAnalysis analyse_sweep(const nlohmann::json& sweep) {
     std::string ref_source;
     for (size_t i = 0; i < tn.size(); ++i)
       if (!(tn[i] >= n0)) n0 = tn[i], t0 = tt[i];
-    if (strong && n0 != 1 && am.ok) n0 = 1, t0 = am.time_at(1), ref_source = "fitted T(1)";
-    else ref_source = "measured";
+    if (strong && n0 != 1 && am.ok)
+      n0 = 1, t0 = am.time_at(1), ref_source = "fitted T(1)";
+    else
+      ref_source = "measured";
     fit["reference"] = {{"n", num(n0)}, {"seconds", num(t0)}, {"source", ref_source}};
 
     std::vector<double> sn, ss, se;  // timed speedups and Karp-Flatt for the fits and trend
@@ -82,7 +88,12 @@ ScalingAnalysis analyse_sweep(const nlohmann::json& sweep) {
       const double sp_ = strong ? t0 / p.t : p.n * e_w;  // speedup or scaled speedup
       const double eff = sp_ / p.n;
       const double kf = scaling::karp_flatt(sp_, p.n);
-      jp.push_back({{"n", p.n}, {"seconds", p.t}, {"timed", p.timed}, {"speedup", num(sp_)}, {"efficiency", num(eff)}, {"karp_flatt", num(kf)}});
+      jp.push_back({{"n", p.n},
+                    {"seconds", p.t},
+                    {"timed", p.timed},
+                    {"speedup", num(sp_)},
+                    {"efficiency", num(eff)},
+                    {"karp_flatt", num(kf)}});
       if (p.timed && std::isfinite(sp_)) sn.push_back(p.n), ss.push_back(sp_), se.push_back(kf);
     }
     fit["points"] = jp;
@@ -94,8 +105,12 @@ ScalingAnalysis analyse_sweep(const nlohmann::json& sweep) {
     if (strong) {
       f = am.ok ? am.f : NAN;
       dof = am.ok ? am.points - 2 : 0;
-      fit["amdahl"] = {{"t_serial", am.t_serial}, {"t_parallel", am.t_parallel}, {"f", num(f)},
-                       {"rms_rel_residual", am.rms_rel_residual}, {"points", am.points}, {"dof", dof}};
+      fit["amdahl"] = {{"t_serial", am.t_serial},
+                       {"t_parallel", am.t_parallel},
+                       {"f", num(f)},
+                       {"rms_rel_residual", am.rms_rel_residual},
+                       {"points", am.points},
+                       {"dof", dof}};
     } else {
       std::vector<double> gn, gs;
       for (size_t i = 0; i < sn.size(); ++i)
@@ -109,7 +124,9 @@ ScalingAnalysis analyse_sweep(const nlohmann::json& sweep) {
     // The fitted law at every point (oversubscribed ones too, for comparison in the report).
     for (auto& p : fit["points"]) {
       const double n = p["n"].get<double>();
-      const double law_s = !std::isfinite(f) ? NAN : strong ? scaling::amdahl_speedup(f, n) : scaling::gustafson_speedup(f, n);
+      const double law_s = !std::isfinite(f) ? NAN
+                           : strong          ? scaling::amdahl_speedup(f, n)
+                                             : scaling::gustafson_speedup(f, n);
       p["law_speedup"] = num(law_s);
       p["ratio_to_law"] = p["speedup"].is_number() ? num(p["speedup"].get<double>() / law_s) : nullptr;
     }

@@ -15,9 +15,7 @@ inline double amdahl_speedup(double f, double n) { return 1.0 / ((1.0 - f) + f /
 inline double gustafson_speedup(double f, double n) { return (1.0 - f) + f * n; }
 
 // Karp & Flatt (1990): e = (1/S - 1/N) / (1 - 1/N); undefined at N = 1.
-inline double karp_flatt(double speedup, double n) {
-  return n > 1 ? (1.0 / speedup - 1.0 / n) / (1.0 - 1.0 / n) : NAN;
-}
+inline double karp_flatt(double speedup, double n) { return n > 1 ? (1.0 / speedup - 1.0 / n) / (1.0 - 1.0 / n) : NAN; }
 
 struct AmdahlFit {
   double t_serial = 0, t_parallel = 0;  // T(N) = t_serial + t_parallel / N
@@ -77,8 +75,8 @@ inline double fit_gustafson(const std::vector<double>& n, const std::vector<doub
 // Trend of e(N) over N: its least-squares slope, and whether the change
 // across the measured range exceeds `tolerance` (absolute, in units of e).
 struct Trend {
-  double slope = 0;   // de/dN
-  double change = 0;  // slope x (N_max - N_min)
+  double slope = 0;                   // de/dN
+  double change = 0;                  // slope x (N_max - N_min)
   const char* word = "undetermined";  // constant | growing | shrinking | undetermined (< 2 points)
 };
 

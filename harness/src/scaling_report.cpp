@@ -20,7 +20,9 @@ std::string g(const nlohmann::json& v, const char* f = "%.4g") {
 }
 
 std::string launches_table(const nlohmann::json& sweep) {
-  std::string s = "### Launches\n\n| # | ranks | threads | params | status | result | oversubscribed | load (1 min) | results or diagnosis |\n|---|---|---|---|---|---|---|---|---|\n";
+  std::string s =
+      "### Launches\n\n| # | ranks | threads | params | status | result | oversubscribed | load (1 min) | results or "
+      "diagnosis |\n|---|---|---|---|---|---|---|---|---|\n";
   int i = 0, loaded = 0;
   for (auto& l : sweep["launches"]) {
     const bool ok = l.value("status", "") == "ok";
@@ -29,13 +31,15 @@ std::string launches_table(const nlohmann::json& sweep) {
          (ok ? "ok" : "**" + l.value("status", "") + "**") + " | " + l.value("result", "") + " | " +
          (l.contains("oversubscribed") ? (l["oversubscribed"].get<bool>() ? "yes" : "no") : "-") + " | " +
          g(l.value("load_1min", nlohmann::json()), "%.2f") + " | " +
-         (ok ? "[" + l.value("results", "") + "](" + l.value("results", "") + "/bench.json)" : l.value("diagnosis", "")) +
+         (ok ? "[" + l.value("results", "") + "](" + l.value("results", "") + "/bench.json)"
+             : l.value("diagnosis", "")) +
          " |\n";
     loaded += l.value("load_1min", 0.0) > sweep.value("cores", 0);
   }
   if (loaded)
-    s += "\n**Loaded machine**: " + std::to_string(loaded) + " launch(es) started with a 1-minute load average above the " +
-         std::to_string(sweep.value("cores", 0)) + " cores: other work competed for the cores, and their timings are disturbed.\n";
+    s += "\n**Loaded machine**: " + std::to_string(loaded) +
+         " launch(es) started with a 1-minute load average above the " + std::to_string(sweep.value("cores", 0)) +
+         " cores: other work competed for the cores, and their timings are disturbed.\n";
   return s + "\n";
 }
 
@@ -49,18 +53,17 @@ std::string series_section(const nlohmann::json& fit, size_t index, const std::s
        " | fitted law | measured / law | efficiency | Karp-Flatt e(N) | timing |\n|---|---|---|---|---|---|---|---|\n";
   for (auto& p : fit["points"])
     s += "| " + g(p["n"], "%g") + " | " + g(p["seconds"]) + " | " + g(p["speedup"]) + " | " + g(p["law_speedup"]) +
-         " | " + g(p["ratio_to_law"]) + " | " + g(p["efficiency"]) +
-         " | " + g(p["karp_flatt"]) + " | " + (p.value("timed", false) ? "timed" : "oversubscribed: not fitted") +
-         " |\n";
+         " | " + g(p["ratio_to_law"]) + " | " + g(p["efficiency"]) + " | " + g(p["karp_flatt"]) + " | " +
+         (p.value("timed", false) ? "timed" : "oversubscribed: not fitted") + " |\n";
   auto& ref = fit["reference"];
   s += "\nReference time: " + g(ref["seconds"]) + " s at " + axis + " = " + g(ref["n"], "%g") + " (" +
        ref.value("source", "") + ").\n";
   if (strong) {
     auto& a = fit["amdahl"];
-    s += "Amdahl fit (least squares of T on 1/" + axis + "): T_s = " + g(a["t_serial"]) + " s, T_p = " +
-         g(a["t_parallel"]) + " s, **f = " + g(a["f"]) + "**, rms relative residual " + g(a["rms_rel_residual"]) +
-         ", " + std::to_string(a.value("points", 0)) + " points, " + std::to_string(a.value("dof", 0)) +
-         " degree(s) of freedom.\n";
+    s += "Amdahl fit (least squares of T on 1/" + axis + "): T_s = " + g(a["t_serial"]) +
+         " s, T_p = " + g(a["t_parallel"]) + " s, **f = " + g(a["f"]) + "**, rms relative residual " +
+         g(a["rms_rel_residual"]) + ", " + std::to_string(a.value("points", 0)) + " points, " +
+         std::to_string(a.value("dof", 0)) + " degree(s) of freedom.\n";
   } else {
     auto& gu = fit["gustafson"];
     s += "Gustafson fit (S - 1 = f (N - 1), least squares): **f = " + g(gu["f"]) + "**, " +

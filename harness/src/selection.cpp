@@ -21,7 +21,8 @@ static void check_memory(const std::string& name, const Counts& c, const Params&
   const double have = physical_memory_bytes() / std::max(1, local_ranks());
   if (!(need <= have)) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, " needs %.3g GB per rank, above the %.3g GB of memory per rank here", need / 1e9, have / 1e9);
+    std::snprintf(buf, sizeof buf, " needs %.3g GB per rank, above the %.3g GB of memory per rank here", need / 1e9,
+                  have / 1e9);
     throw InputError(name + " " + p.label() + buf);
   }
 }
@@ -37,7 +38,8 @@ std::vector<const Registered*> matching(const Filter& f) {
   if (!f.families.empty())
     for (auto& t : f.techniques)
       if (!contains(f.families, reg.find(t)->info.family))
-        throw InputError("--technique " + t + " is in family " + reg.find(t)->info.family + ", not in the --family given");
+        throw InputError("--technique " + t + " is in family " + reg.find(t)->info.family +
+                         ", not in the --family given");
   std::vector<const Registered*> out;
   for (auto& r : reg.all()) {
     const bool named = contains(f.techniques, r.info.name);
@@ -133,10 +135,14 @@ long long parse_bytes(const std::string& s) {
   }
   std::string suf = s.substr(pos);
   long long mult = 1;
-  if (suf == "K" || suf == "k") mult = 1LL << 10;
-  else if (suf == "M" || suf == "m") mult = 1LL << 20;
-  else if (suf == "G" || suf == "g") mult = 1LL << 30;
-  else if (!suf.empty()) throw InputError("bad size suffix in '" + s + "' (K, M or G)");
+  if (suf == "K" || suf == "k")
+    mult = 1LL << 10;
+  else if (suf == "M" || suf == "m")
+    mult = 1LL << 20;
+  else if (suf == "G" || suf == "g")
+    mult = 1LL << 30;
+  else if (!suf.empty())
+    throw InputError("bad size suffix in '" + s + "' (K, M or G)");
   if (v <= 0) throw InputError("size must be > 0 (got '" + s + "')");
   if (v > (1LL << 62) / mult) throw InputError("size '" + s + "' is above 2^62 bytes");
   return v * mult;

@@ -68,7 +68,8 @@ std::vector<RankSpread> rank_spreads(const nlohmann::json& bench, const nlohmann
 std::vector<RankSpread> rank_spreads_of(const std::string& dir) {
   const fs::path d(dir);
   if (!fs::exists(d / "bench.json")) return {};
-  nlohmann::json manifest = fs::exists(d / "manifest.json") ? read_json((d / "manifest.json").string()) : nlohmann::json();
+  nlohmann::json manifest =
+      fs::exists(d / "manifest.json") ? read_json((d / "manifest.json").string()) : nlohmann::json();
   // A main job's multi-rank cases ran in its launch: that part's manifest names their ranks' hosts.
   if (fs::exists(d / "job.json")) {
     const auto& job = read_json((d / "job.json").string());
@@ -81,13 +82,15 @@ std::vector<RankSpread> rank_spreads_of(const std::string& dir) {
 
 std::string ranks_markdown(const std::vector<RankSpread>& rows) {
   if (rows.empty()) return "";
-  std::string s = "## Per-rank times (stragglers)\n\nEach rank's own mean time per call; the benchmark's time is the slowest "
-                  "rank's. Excess: the slowest rank over the median of the others.\n\n";
-  s += "| case | ranks | slowest rank (host) | time | fastest rank (host) | time | excess |\n|---|---|---|---|---|---|---|\n";
+  std::string s =
+      "## Per-rank times (stragglers)\n\nEach rank's own mean time per call; the benchmark's time is the slowest "
+      "rank's. Excess: the slowest rank over the median of the others.\n\n";
+  s += "| case | ranks | slowest rank (host) | time | fastest rank (host) | time | excess "
+       "|\n|---|---|---|---|---|---|---|\n";
   for (auto& r : rows)
-    s += "| " + r.key + " | " + std::to_string(r.ranks) + " | " + std::to_string(r.slowest) + " (" + r.slow_host + ") | " +
-         si(r.slow_s, "s") + " | " + std::to_string(r.fastest) + " (" + r.fast_host + ") | " + si(r.fast_s, "s") + " | " +
-         fmt("%.1f%%", 100 * r.excess) + " |\n";
+    s += "| " + r.key + " | " + std::to_string(r.ranks) + " | " + std::to_string(r.slowest) + " (" + r.slow_host +
+         ") | " + si(r.slow_s, "s") + " | " + std::to_string(r.fastest) + " (" + r.fast_host + ") | " +
+         si(r.fast_s, "s") + " | " + fmt("%.1f%%", 100 * r.excess) + " |\n";
   return s + "\n";
 }
 

@@ -48,8 +48,10 @@ bool is_headline(const Verdict& v) {
 
 std::string headline_text(const Verdict& v) {
   std::string s = v.technique + (v.variant.empty() ? "" : " " + v.variant) + " " + v.params + ": " + v.quantity + " ";
-  if (v.unit == "x") s += fmt("%.3g", v.measured) + "x";
-  else s += fmt("%.4g", v.measured) + " " + v.unit + " vs " + fmt("%.4g", v.predicted) + " predicted";
+  if (v.unit == "x")
+    s += fmt("%.3g", v.measured) + "x";
+  else
+    s += fmt("%.4g", v.measured) + " " + v.unit + " vs " + fmt("%.4g", v.predicted) + " predicted";
   return s + " [" + v.status + "]";
 }
 
@@ -62,12 +64,12 @@ std::string verdict_failure(const Verdict& v) {
 }
 
 std::string check_failure(const nlohmann::json& r) {
-  std::string s = "conformance " + r.value("technique", "") + " " + r.value("variant", "") + " " + r.value("params", "") +
-                  " at " + std::to_string(r.value("ranks", 1)) + " rank(s): ";
+  std::string s = "conformance " + r.value("technique", "") + " " + r.value("variant", "") + " " +
+                  r.value("params", "") + " at " + std::to_string(r.value("ranks", 1)) + " rank(s): ";
   if (!r.value("error", "").empty()) return s + r.value("error", "");
   return s + std::to_string(r.value("wrong", 0LL)) + " of " + std::to_string(r.value("checked", 0LL)) +
-         " elements outside their bound (max abs err " +
-         fmt("%.3g", num(r, "max_abs_err")) + ", bound " + fmt("%.3g", num(r, "max_bound")) + ")";
+         " elements outside their bound (max abs err " + fmt("%.3g", num(r, "max_abs_err")) + ", bound " +
+         fmt("%.3g", num(r, "max_bound")) + ")";
 }
 
 }  // namespace
@@ -88,8 +90,7 @@ std::string render_summary(const std::string& dir) {
   if (machine.contains("bandwidth_Bps")) {
     s += "Roofs measured in this run: STREAM triad " + si(num(machine, "bandwidth_Bps"), "B/s");
     const auto peaks = machine.value("peak_flops", nlohmann::json::object());
-    for (auto& [k, v] : peaks.items())
-      s += ", peak " + k + " " + si(v.is_number() ? v.get<double>() : NAN, "FLOP/s");
+    for (auto& [k, v] : peaks.items()) s += ", peak " + k + " " + si(v.is_number() ? v.get<double>() : NAN, "FLOP/s");
     s += ".\n";
   }
   std::vector<std::string> failures;
@@ -97,22 +98,23 @@ std::string render_summary(const std::string& dir) {
   const auto skipped = job.value("skipped", nlohmann::json::array());
   for (auto& l : launches) {
     s += "Multi-rank techniques launched at " + std::to_string(l.value("ranks", 0)) + " ranks x " +
-         std::to_string(l.value("threads", 0)) + " thread(s) through `" + l.value("launcher", "") + "`: " +
-         l.value("result", "") + " in " + fmt("%.0f", num(l, "wall_s")) + " s.\n";
+         std::to_string(l.value("threads", 0)) + " thread(s) through `" + l.value("launcher", "") +
+         "`: " + l.value("result", "") + " in " + fmt("%.0f", num(l, "wall_s")) + " s.\n";
     if (l.value("status", "") != "ok")
       failures.push_back("launch at " + std::to_string(l.value("ranks", 0)) + " ranks " + l.value("status", "") + ": " +
                          l.value("diagnosis", "") + " (log " + l.value("log", "") + "); the other results are kept");
   }
-  for (auto& k : skipped)
-    s += "Skipped: " + k.value("technique", "") + ": " + k.value("reason", "") + ".\n";
+  for (auto& k : skipped) s += "Skipped: " + k.value("technique", "") + ": " + k.value("reason", "") + ".\n";
 
   std::map<std::string, FamilyRow> fam;
   for (auto& r : checks) {
     auto& row = fam[r.value("family", "")];
     row.techniques.insert(r.value("technique", ""));
     row.ranks.insert(r.value("ranks", 1));
-    if (r.value("passed", false)) row.passed++;
-    else row.failed++, failures.push_back(check_failure(r));
+    if (r.value("passed", false))
+      row.passed++;
+    else
+      row.failed++, failures.push_back(check_failure(r));
   }
   for (auto& v : verdicts) {
     const Registered* reg = Registry::get().find(v.technique);
@@ -123,7 +125,8 @@ std::string render_summary(const std::string& dir) {
     if (is_headline(v)) row.headlines.push_back(headline_text(v));
   }
   constexpr size_t kHeadlines = 6;
-  s += "\n| family | techniques | ranks | conformance passed | failed | verdicts PASS | FAIL | INFO | headline figures |\n";
+  s += "\n| family | techniques | ranks | conformance passed | failed | verdicts PASS | FAIL | INFO | headline figures "
+       "|\n";
   s += "|---|---|---|---|---|---|---|---|---|\n";
   for (auto& [name, r] : fam) {
     std::string ranks, heads;

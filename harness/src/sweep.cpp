@@ -137,11 +137,26 @@ nlohmann::json run_sweep(const SweepPlan& plan, const std::string& dir) {
       const std::string name = "c" + std::to_string(ci) + "-r" + std::to_string(ranks) + "-t" + std::to_string(threads);
       const fs::path points = fs::path(dir) / "points";
       std::vector<std::string> argv = plan.launcher.argv(ranks);
-      for (const std::string& a : {self, std::string("--threads"), std::to_string(threads), std::string("bench"),
-                                  std::string("--technique"), plan.tech->info.name, std::string("--size"), o.size,
-                                  std::string("--set"), p.label(), std::string("--out"), points.string(),
-                                  std::string("--name"), name, std::string("--min-time"), std::to_string(o.min_time),
-                                  std::string("-r"), std::to_string(o.repetitions), std::string("--db"), std::string("none")})
+      for (const std::string& a : {self,
+                                   std::string("--threads"),
+                                   std::to_string(threads),
+                                   std::string("bench"),
+                                   std::string("--technique"),
+                                   plan.tech->info.name,
+                                   std::string("--size"),
+                                   o.size,
+                                   std::string("--set"),
+                                   p.label(),
+                                   std::string("--out"),
+                                   points.string(),
+                                   std::string("--name"),
+                                   name,
+                                   std::string("--min-time"),
+                                   std::to_string(o.min_time),
+                                   std::string("-r"),
+                                   std::to_string(o.repetitions),
+                                   std::string("--db"),
+                                   std::string("none")})
         argv.push_back(a);  // the sweep is recorded as one run, not point by point
       for (auto& v : c.variants) argv.push_back("--variant"), argv.push_back(v);
       const bool predicted_over = plan.launcher.local() && cores() > 0 && ranks * threads > cores();
@@ -150,7 +165,8 @@ nlohmann::json run_sweep(const SweepPlan& plan, const std::string& dir) {
                   plan.tech->info.name.c_str(), p.label().c_str(), ranks, threads,
                   predicted_over ? " (oversubscribed)" : "",
                   load > cores() ? (" (machine load " + std::to_string(load).substr(0, 5) + " on " +
-                                    std::to_string(cores()) + " cores: timings disturbed)").c_str()
+                                    std::to_string(cores()) + " cores: timings disturbed)")
+                                       .c_str()
                                  : "");
       std::fflush(stdout);
       const std::string hb = (points / (name + ".heartbeat")).string();
@@ -189,7 +205,8 @@ nlohmann::json run_sweep(const SweepPlan& plan, const std::string& dir) {
         const std::string key = m.variant + "/" + c.params.label();
         if (!series_index.count(key)) {
           series_index[key] = sweep["series"].size();
-          sweep["series"].push_back({{"variant", m.variant}, {"params", c.params.label()}, {"points", nlohmann::json::array()}});
+          sweep["series"].push_back(
+              {{"variant", m.variant}, {"params", c.params.label()}, {"points", nlohmann::json::array()}});
         }
         const double seconds = o.statistic == "min" && m.min_s > 0 ? m.min_s : m.m.seconds;
         sweep["series"][series_index[key]]["points"].push_back({{"n", n},

@@ -23,9 +23,12 @@ bool RankRule::accepts(int n) const {
 
 std::string RankRule::describe() const {
   std::string s;
-  if (max == min) s = std::to_string(min);
-  else if (max >= (1 << 30)) s = ">= " + std::to_string(min);
-  else s = std::to_string(min) + ".." + std::to_string(max);
+  if (max == min)
+    s = std::to_string(min);
+  else if (max >= (1 << 30))
+    s = ">= " + std::to_string(min);
+  else
+    s = std::to_string(min) + ".." + std::to_string(max);
   if (power_of_two) s += ", power of two";
   return s;
 }
@@ -48,8 +51,8 @@ void Technique::validate(const Params& p, int nranks) const {
                      info_.ranks.describe() + ")");
 }
 
-void Technique::predict(const Params& p, const std::string& variant, const Measurement& m,
-                        const Machine& machine, std::vector<Verdict>& out) const {
+void Technique::predict(const Params& p, const std::string& variant, const Measurement& m, const Machine& machine,
+                        std::vector<Verdict>& out) const {
   const Counts c = counts(p, m.ranks);
   const double peak = machine.peak_for(c.dtype);
   if (m.seconds <= 0 || (c.flops <= 0 && c.bytes() <= 0) || machine.bandwidth <= 0) return;
@@ -74,8 +77,8 @@ void Technique::predict(const Params& p, const std::string& variant, const Measu
   const bool judged = (variant == info_.variants.front()) && info_.roof_probe.empty();
   v.status = !judged ? "INFO" : (frac >= v.band_lo && frac <= v.band_hi ? "PASS" : "FAIL");
   char buf[160];
-  std::snprintf(buf, sizeof buf, "%s-bound, AI %.3g FLOP/B, %.1f%% of roof", t_compute >= t_memory ? "compute" : "memory",
-                c.intensity(), 100 * frac);
+  std::snprintf(buf, sizeof buf, "%s-bound, AI %.3g FLOP/B, %.1f%% of roof",
+                t_compute >= t_memory ? "compute" : "memory", c.intensity(), 100 * frac);
   v.note = buf;
   out.push_back(v);
 }

@@ -52,8 +52,10 @@ void remove_tree_at(int parent_fd, const char* name, int depth) {
         auto* d = reinterpret_cast<Dirent64*>(buf + off);
         off += d->reclen;
         if (!std::strcmp(d->name, ".") || !std::strcmp(d->name, "..")) continue;
-        if (d->type == DT_DIR) remove_tree_at(fd, d->name, depth + 1);
-        else unlinkat(fd, d->name, 0);
+        if (d->type == DT_DIR)
+          remove_tree_at(fd, d->name, depth + 1);
+        else
+          unlinkat(fd, d->name, 0);
         removed = true;
       }
       if (!removed) break;

@@ -36,8 +36,8 @@ std::map<const CLI::App*, std::shared_ptr<double>>& options() {
 }
 
 struct Job {
-  std::string dir;        // the heartbeat folder
-  bool owned = false;     // created here (removed at stop), not the parent's
+  std::string dir;     // the heartbeat folder
+  bool owned = false;  // created here (removed at stop), not the parent's
   double timeout_s = 0;
   int nranks = 1;
   std::thread thread;
@@ -138,10 +138,11 @@ double default_timeout(const std::string& largest_size) {
 void add_option(CLI::App* sub) {
   auto value = std::make_shared<double>(-1);
   options()[sub] = value;
-  cli::positive(sub->add_option("--timeout", *value,
-                  "Watchdog: seconds without progress on any rank before the job is ended with a per-rank "
-                  "diagnosis (default: 600; 1200 for --size medium, 3600 for large)"),
-                1e6);
+  cli::positive(
+      sub->add_option("--timeout", *value,
+                      "Watchdog: seconds without progress on any rank before the job is ended with a per-rank "
+                      "diagnosis (default: 600; 1200 for --size medium, 3600 for large)"),
+      1e6);
 }
 
 void start(const CLI::App& app) {
@@ -152,7 +153,8 @@ void start(const CLI::App& app) {
   double timeout = *options()[sub];
   if (sub->count("--timeout")) {
     if (!(timeout > 0) || !std::isfinite(timeout))
-      throw InputError("--timeout must be a number of seconds > 0 (got " + sub->get_option("--timeout")->as<std::string>() + ")");
+      throw InputError("--timeout must be a number of seconds > 0 (got " +
+                       sub->get_option("--timeout")->as<std::string>() + ")");
   } else {
     std::string largest;
     if (auto* size = sub->get_option_no_throw("--size"))

@@ -13,11 +13,11 @@ TEST(Compare, GammaMatchesDefinition) {
 
 TEST(Compare, CountsElementsOutsideTheirBound) {
   sp::Comparator c("test");
-  c.add(1.0, 1.0, 0.0);     // exact
-  c.add(1.1, 1.0, 0.2);     // inside
-  c.add(1.5, 1.0, 0.2);     // outside
+  c.add(1.0, 1.0, 0.0);  // exact
+  c.add(1.1, 1.0, 0.2);  // inside
+  c.add(1.5, 1.0, 0.2);  // outside
   EXPECT_NEAR(c.result().max_abs_err, 0.5, 1e-12);
-  c.add(NAN, 1.0, 1e300);   // NaN is always wrong, and shows in the max error
+  c.add(NAN, 1.0, 1e300);  // NaN is always wrong, and shows in the max error
   EXPECT_EQ(c.result().checked, 4);
   EXPECT_EQ(c.result().wrong, 2);
   EXPECT_TRUE(std::isnan(c.result().max_abs_err));

@@ -41,10 +41,17 @@ TEST(HistoryGate, NoEarlierRunOnTheMachineIsNotJudged) {
 TEST(Stragglers, SlowestRankOverTheOthersMedianWithItsHost) {
   const nlohmann::json bench = {
       {"benchmarks",
-       {{{"run_name", "f/t/v/p=1/manual_time"}, {"run_type", "iteration"}, {"rank_s.0", 9.0}, {"rank_s.1", 9.0},
+       {{{"run_name", "f/t/v/p=1/manual_time"},
+         {"run_type", "iteration"},
+         {"rank_s.0", 9.0},
+         {"rank_s.1", 9.0},
          {"rank_s.2", 9.0}},
-        {{"run_name", "f/t/v/p=1/manual_time"}, {"run_type", "aggregate"}, {"aggregate_name", "median"},
-         {"rank_s.0", 2.0}, {"rank_s.1", 1.0}, {"rank_s.2", 4.0}},
+        {{"run_name", "f/t/v/p=1/manual_time"},
+         {"run_type", "aggregate"},
+         {"aggregate_name", "median"},
+         {"rank_s.0", 2.0},
+         {"rank_s.1", 1.0},
+         {"rank_s.2", 4.0}},
         {{"run_name", "f/t/v/p=2"}, {"run_type", "iteration"}, {"rank_s.0", 1.0}, {"rank_s.1", nullptr}}}}};
   const nlohmann::json manifest = {{"rank_hosts", {"n0", "n1", "n2"}}};
   const auto rows = sp::rank_spreads(bench, manifest);

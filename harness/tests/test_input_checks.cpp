@@ -46,7 +46,8 @@ TEST(InputChecks, ParameterValuesAgainstTheSchema) {
   EXPECT_NO_THROW(sp::check_param_value(ar, "inplace", "0"));
   EXPECT_THROW(sp::check_param_value(ar, "inplace", "2"), InputError);
   // Messages print large values readably.
-  EXPECT_NE(error_of([&] { sp::check_param_value(info, "N", "99999999999999999999"); }).find("1e+20"), std::string::npos);
+  EXPECT_NE(error_of([&] { sp::check_param_value(info, "N", "99999999999999999999"); }).find("1e+20"),
+            std::string::npos);
 }
 
 TEST(InputChecks, DuplicateSetKeysAreErrors) {
@@ -78,8 +79,10 @@ TEST(InputChecks, ThreadCountsAboveTheRuntimeAreRefused) {
   EXPECT_THROW(sp::cli::resolve_threads(0, 1), InputError);
   setenv("OMP_NUM_THREADS", "2,1", 1);
   EXPECT_EQ(sp::cli::resolve_threads(0, 1), 2);
-  if (old) setenv("OMP_NUM_THREADS", saved.c_str(), 1);
-  else unsetenv("OMP_NUM_THREADS");
+  if (old)
+    setenv("OMP_NUM_THREADS", saved.c_str(), 1);
+  else
+    unsetenv("OMP_NUM_THREADS");
 }
 
 TEST(InputChecks, NanThresholdCannotSwitchTheGateOff) {

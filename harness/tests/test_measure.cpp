@@ -65,10 +65,10 @@ TEST(MeasureInterleave, CallsTakeTurnsWithSettleAndAfterSteps) {
   const auto t = sp::interleave(2, s, [&](size_t k, sp::TurnStep st) { log.push_back({k, st}); });
   using S = sp::TurnStep;
   const std::vector<std::pair<size_t, S>> want = {
-      {0, S::warmup}, {1, S::warmup},                                             // warm-up, each once
-      {0, S::settle}, {0, S::settle}, {0, S::timed}, {0, S::after},              // sample 0
+      {0, S::warmup}, {1, S::warmup},                                // warm-up, each once
+      {0, S::settle}, {0, S::settle}, {0, S::timed}, {0, S::after},  // sample 0
       {1, S::settle}, {1, S::settle}, {1, S::timed}, {1, S::after},
-      {0, S::settle}, {0, S::settle}, {0, S::timed}, {0, S::after},              // sample 1
+      {0, S::settle}, {0, S::settle}, {0, S::timed}, {0, S::after},  // sample 1
       {1, S::settle}, {1, S::settle}, {1, S::timed}, {1, S::after}};
   EXPECT_EQ(log, want);
   ASSERT_EQ(t.size(), 2u);
@@ -174,8 +174,10 @@ TEST(MeasureProbe, PhaseProbeReadsOnlyWhatTheCallRecordsUnderThePhase) {
       return {p};
     }
     void run_probe(const std::string& call) override {
-      if (call == "a") clock.time("part", [] {});
-      else clock.time("other", [] {});
+      if (call == "a")
+        clock.time("part", [] {});
+      else
+        clock.time("other", [] {});
     }
     const sp::PhaseClock* phase_clock() const override { return &clock; }
     sp::PhaseClock clock;

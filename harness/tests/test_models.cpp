@@ -10,8 +10,8 @@ namespace {
 
 nlohmann::json entry(const std::string& name, double us, double flop, double bytes, const char* type = "iteration",
                      const char* agg = "") {
-  nlohmann::json e = {{"name", name}, {"run_name", name}, {"run_type", type}, {"real_time", us},
-                      {"time_unit", "us"}, {"flop", flop}, {"bytes", bytes}, {"ranks", 1}, {"threads", 2}};
+  nlohmann::json e = {{"name", name}, {"run_name", name}, {"run_type", type}, {"real_time", us}, {"time_unit", "us"},
+                      {"flop", flop}, {"bytes", bytes},   {"ranks", 1},       {"threads", 2}};
   if (*agg) e["aggregate_name"] = agg;
   return e;
 }

@@ -52,7 +52,8 @@ TEST(Results, ReadJsonRejectsBadFiles) {
 TEST(Results, ReadJsonAcceptsGoogleBenchmarkNonFinite) {
   // Google Benchmark prints the cv of an all-zero counter as a bare nan.
   fs::path p = fs::temp_directory_path() / "sp_nan.json";
-  sp::write_file_atomic(p.string(), R"({"a": -nan, "b": NaN, "c": inf, "d": -Infinity, "name": "nan_counter", "e": 1.5})");
+  sp::write_file_atomic(p.string(),
+                        R"({"a": -nan, "b": NaN, "c": inf, "d": -Infinity, "name": "nan_counter", "e": 1.5})");
   auto j = sp::read_json(p.string());
   EXPECT_TRUE(j["a"].is_null());
   EXPECT_TRUE(j["b"].is_null());
@@ -91,8 +92,8 @@ TEST(Results, LatestThatIsNotOurLinkIsLeftAlone) {
 TEST(Results, NameIsOnePathComponent) {
   fs::path parent = fresh_dir("name");
   const std::string escape = "sp-escape-" + std::to_string(getpid());
-  for (const std::string bad : {"../" + escape, "/tmp/" + escape, std::string("a/b"), std::string(".."), std::string("."),
-                                std::string(".hidden"), std::string("latest")})
+  for (const std::string bad : {"../" + escape, "/tmp/" + escape, std::string("a/b"), std::string(".."),
+                                std::string("."), std::string(".hidden"), std::string("latest")})
     EXPECT_THROW(sp::ResultsDir(parent.string(), bad), sp::InputError) << bad;
   EXPECT_FALSE(fs::exists(parent.parent_path() / escape));
   fs::remove_all(parent);

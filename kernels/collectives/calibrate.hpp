@@ -121,10 +121,15 @@ class Calibrator {
  public:
   // message_bytes: the largest message the algorithm sends; reduce_elems:
   // the chunk it reduces per step; scratch: >= reduce_elems elements.
-  Calibrator(Transport& t, size_t message_bytes, size_t reduce_elems, Op op, T* arena, size_t arena_elems,
-             T* scratch, CyclePattern pattern)
-      : t_(t), pattern_(std::move(pattern)), sizes_(pingpong_sizes(message_bytes)), pp_(sizes_.size()),
-        cyc_(sizes_.size()), op_(op), scratch_(scratch) {
+  Calibrator(Transport& t, size_t message_bytes, size_t reduce_elems, Op op, T* arena, size_t arena_elems, T* scratch,
+             CyclePattern pattern)
+      : t_(t),
+        pattern_(std::move(pattern)),
+        sizes_(pingpong_sizes(message_bytes)),
+        pp_(sizes_.size()),
+        cyc_(sizes_.size()),
+        op_(op),
+        scratch_(scratch) {
     bytes_ = reinterpret_cast<char*>(arena), nbytes_ = arena_elems * sizeof(T);
     if (nbytes_ < sizes_.back()) own_.assign(sizes_.back(), 1), bytes_ = own_.data(), nbytes_ = own_.size();
     arena_ = arena, elems_ = arena_elems;
@@ -267,7 +272,7 @@ class Calibrator {
         continue;
       }
       const double sec = st.kind == CycleStep::exchange ? exchange(from, to, b)
-                                                         : one_way(from, to, b, st.kind == CycleStep::up ? 1 : 0);
+                                                        : one_way(from, to, b, st.kind == CycleStep::up ? 1 : 0);
       if (sec < 0) continue;
       c.transfer += sec, ++c.transfers;
       if (c.first < 0) c.first = sec;
@@ -298,8 +303,10 @@ class Calibrator {
     char none = 0, got = 0;
     t_.sendrecv(&none, 0, other, &got, 0, other);  // both partners now at this point
     return clock_.time("one way", [&] {
-      if (r == sender) t_.send(from, b, other);
-      else t_.recv(to, b, other);
+      if (r == sender)
+        t_.send(from, b, other);
+      else
+        t_.recv(to, b, other);
     });
   }
   // Every rank: send b bytes right while receiving b bytes from the left (a ring step).
@@ -329,8 +336,8 @@ class Calibrator {
   CyclePattern pattern_;
   bool has_reduce_ = false;
   std::vector<size_t> sizes_;
-  std::vector<std::vector<double>> pp_, cyc_;  // per size: ping-pong and cycle transfer samples
-  std::vector<double> red_pb_;  // reduction samples, seconds per byte
+  std::vector<std::vector<double>> pp_, cyc_;                 // per size: ping-pong and cycle transfer samples
+  std::vector<double> red_pb_;                                // reduction samples, seconds per byte
   std::vector<double> part_first_, part_reduce_, part_last_;  // the cycle's parts at the largest message
   Op op_;
   T* scratch_;
@@ -338,7 +345,7 @@ class Calibrator {
   size_t elems_ = 0, red_ = 1;
   char* bytes_ = nullptr;
   size_t nbytes_ = 0;
-  std::vector<char> own_;   // tiny collectives: the latency sizes need more room than their buffer
+  std::vector<char> own_;      // tiny collectives: the latency sizes need more room than their buffer
   std::vector<char> rbuf_[3];  // room when the buffer holds one message only; the ping-pong's
   long k_ = 0;
 };

@@ -54,8 +54,7 @@ void chain_broadcast(Transport& t, T* data, size_t n, int root, size_t seg_bytes
 // the root). The other ranks' buffers hold partial results.
 // scratch: room for one segment (at most n elements), kept by the caller.
 template <class T>
-void chain_reduce(Transport& t, T* data, size_t n, Op op, int root, T* scratch,
-                  size_t seg_bytes = kChainSegmentBytes) {
+void chain_reduce(Transport& t, T* data, size_t n, Op op, int root, T* scratch, size_t seg_bytes = kChainSegmentBytes) {
   const int p = t.size(), r = t.rank();
   if (p == 1) return;
   const detail::Segments seg{n, chain_segments(n * sizeof(T), seg_bytes)};

@@ -34,17 +34,17 @@ KOKKOS_INLINE_FUNCTION uint16_t half_bits_from_float(float value) {
   const uint32_t sign = x & 0x80000000u;
   x ^= sign;
   uint32_t o;
-  if (x >= (127u + 16u) << 23) {                 // |v| >= 65536, inf or NaN
-    o = x > (255u << 23) ? 0x7e00u : 0x7c00u;    // NaN stays NaN, else infinity
-  } else if (x < (113u << 23)) {                 // |v| < 2^-14: binary16 subnormal or zero
+  if (x >= (127u + 16u) << 23) {               // |v| >= 65536, inf or NaN
+    o = x > (255u << 23) ? 0x7e00u : 0x7c00u;  // NaN stays NaN, else infinity
+  } else if (x < (113u << 23)) {               // |v| < 2^-14: binary16 subnormal or zero
     // Adding 0.5 aligns the subnormal's bits at the bottom of the float
     // mantissa; the float adder does the round-to-nearest-even.
     const float magic = f32_from_bits(126u << 23);
     o = f32_bits(f32_from_bits(x) + magic) - (126u << 23);
-  } else {                                       // normal: rebias, round the 13 dropped bits
+  } else {  // normal: rebias, round the 13 dropped bits
     const uint32_t mant_odd = (x >> 13) & 1u;
     x += ((15u - 127u) << 23) + 0xfffu + mant_odd;
-    o = x >> 13;                                 // a carry into the exponent rounds up to inf correctly
+    o = x >> 13;  // a carry into the exponent rounds up to inf correctly
   }
   return static_cast<uint16_t>(o | (sign >> 16));
 }

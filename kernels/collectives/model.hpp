@@ -92,10 +92,10 @@ inline Link link_pattern(const std::string& coll, const std::string& algo) {
 enum class Slot : unsigned char { A, B, S };
 struct CycleStep {
   enum Kind : unsigned char {
-    exchange,   // every rank sends `from` right and receives `to` from the left
-    up,         // rank 1 sends `from`, rank 0 receives into `to`
-    down,       // rank 0 sends `from`, rank 1 receives into `to`
-    reduce      // to = op(to, from): every rank (exchange cycles) or rank 0 (one-way ones)
+    exchange,  // every rank sends `from` right and receives `to` from the left
+    up,        // rank 1 sends `from`, rank 0 receives into `to`
+    down,      // rank 0 sends `from`, rank 1 receives into `to`
+    reduce     // to = op(to, from): every rank (exchange cycles) or rank 0 (one-way ones)
   } kind;
   Slot from, to;
 };
@@ -126,8 +126,7 @@ struct MessageShape {
   size_t message_bytes, reduce_elems;
   CyclePattern cycle;  // the steps the calibration times (cycle_pattern()), and their link pattern
 };
-inline MessageShape message_shape(const std::string& coll, const std::string& algo, int p, size_t count,
-                                  size_t elt) {
+inline MessageShape message_shape(const std::string& coll, const std::string& algo, int p, size_t count, size_t elt) {
   const size_t n = count * elt;
   const CyclePattern c = cycle_pattern(coll, algo);
   if (algo == "ring" && (coll == "broadcast" || coll == "reduce")) {
@@ -156,16 +155,21 @@ inline std::map<std::string, double> traffic_per_rank(const std::string& coll, c
   if (p == 1) return t;
   const double f = (p - 1.0) / p;
   if (coll == "all_reduce") {
-    if (algo == "ring" || algo == "rabenseifner") t["reduce-scatter"] = f * n, t["all-gather"] = f * n;
-    else if (algo == "recursive_doubling") t["recursive-doubling"] = ceil_log2(p) * n;
-    else if (algo == "param_server") t["push"] = n, t["pull"] = (p - 1) * n;
+    if (algo == "ring" || algo == "rabenseifner")
+      t["reduce-scatter"] = f * n, t["all-gather"] = f * n;
+    else if (algo == "recursive_doubling")
+      t["recursive-doubling"] = ceil_log2(p) * n;
+    else if (algo == "param_server")
+      t["push"] = n, t["pull"] = (p - 1) * n;
   } else if (coll == "reduce_scatter" && algo == "ring") {
     t["reduce-scatter"] = f * n;
   } else if (coll == "all_gather" && algo == "ring") {
     t["all-gather"] = f * n;
   } else if (coll == "broadcast") {
-    if (algo == "binomial") t["broadcast"] = ceil_log2(p) * n;  // the root sends to lg p children
-    else if (algo == "ring") t["broadcast"] = n;
+    if (algo == "binomial")
+      t["broadcast"] = ceil_log2(p) * n;  // the root sends to lg p children
+    else if (algo == "ring")
+      t["broadcast"] = n;
   } else if (coll == "reduce") {
     if (algo == "binomial" || algo == "ring") t["reduce"] = n;
   }

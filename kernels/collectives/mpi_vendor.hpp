@@ -26,9 +26,12 @@ void fp16_op(void* in, void* inout, int* len, MPI_Datatype*) {
   auto* a = static_cast<fp16*>(in);
   auto* b = static_cast<fp16*>(inout);
   for (int i = 0; i < *len; ++i) {
-    if (O == Op::sum) b[i] += a[i];
-    else if (O == Op::max) b[i] = b[i] < a[i] ? a[i] : b[i];
-    else b[i] = a[i] < b[i] ? a[i] : b[i];
+    if (O == Op::sum)
+      b[i] += a[i];
+    else if (O == Op::max)
+      b[i] = b[i] < a[i] ? a[i] : b[i];
+    else
+      b[i] = a[i] < b[i] ? a[i] : b[i];
   }
 }
 // The fp16 type and ops live until MPI_Finalize, which frees them through
@@ -71,16 +74,22 @@ inline MPI_Op fp16_mpi_op(Op op) {
 
 template <class T>
 MPI_Datatype type() {
-  if constexpr (std::is_same_v<T, float>) return MPI_FLOAT;
-  else if constexpr (std::is_same_v<T, double>) return MPI_DOUBLE;
-  else if constexpr (std::is_same_v<T, int32_t>) return MPI_INT32_T;
-  else return detail::fp16_type();
+  if constexpr (std::is_same_v<T, float>)
+    return MPI_FLOAT;
+  else if constexpr (std::is_same_v<T, double>)
+    return MPI_DOUBLE;
+  else if constexpr (std::is_same_v<T, int32_t>)
+    return MPI_INT32_T;
+  else
+    return detail::fp16_type();
 }
 
 template <class T>
 MPI_Op op(Op o) {
-  if constexpr (std::is_same_v<T, fp16>) return detail::fp16_mpi_op(o);
-  else return o == Op::sum ? MPI_SUM : o == Op::max ? MPI_MAX : MPI_MIN;
+  if constexpr (std::is_same_v<T, fp16>)
+    return detail::fp16_mpi_op(o);
+  else
+    return o == Op::sum ? MPI_SUM : o == Op::max ? MPI_MAX : MPI_MIN;
 }
 
 // Counts and displacements of Partition{n, p}, as MPI's int arrays.

@@ -59,10 +59,14 @@ class Comm {
 
 template <class T>
 ncclDataType_t type() {
-  if constexpr (std::is_same_v<T, float>) return ncclFloat32;
-  else if constexpr (std::is_same_v<T, double>) return ncclFloat64;
-  else if constexpr (std::is_same_v<T, int32_t>) return ncclInt32;
-  else return ncclFloat16;  // fp16 is bit-compatible with __half
+  if constexpr (std::is_same_v<T, float>)
+    return ncclFloat32;
+  else if constexpr (std::is_same_v<T, double>)
+    return ncclFloat64;
+  else if constexpr (std::is_same_v<T, int32_t>)
+    return ncclInt32;
+  else
+    return ncclFloat16;  // fp16 is bit-compatible with __half
 }
 inline ncclRedOp_t op(Op o) { return o == Op::sum ? ncclSum : o == Op::max ? ncclMax : ncclMin; }
 

@@ -26,8 +26,8 @@ inline bool is_power_of_two(int p) { return p > 0 && (p & (p - 1)) == 0; }
 
 inline void require_power_of_two(int p, const char* algorithm) {
   if (!is_power_of_two(p))
-    throw std::invalid_argument(std::string(algorithm) + " needs a power-of-two rank count (got " +
-                                std::to_string(p) + ")");
+    throw std::invalid_argument(std::string(algorithm) + " needs a power-of-two rank count (got " + std::to_string(p) +
+                                ")");
 }
 
 // scratch: room for n elements, kept by the caller across calls (allocated

@@ -35,9 +35,18 @@ void reduce_into(T* acc, const T* in, size_t n, Op op) {
   if (n == 0) return;
   Kokkos::RangePolicy<Exec> range(0, n);
   switch (op) {
-    case Op::sum: Kokkos::parallel_for("coll_sum", range, KOKKOS_LAMBDA(size_t i) { acc[i] += in[i]; }); break;
-    case Op::max: Kokkos::parallel_for("coll_max", range, KOKKOS_LAMBDA(size_t i) { acc[i] = acc[i] < in[i] ? in[i] : acc[i]; }); break;
-    case Op::min: Kokkos::parallel_for("coll_min", range, KOKKOS_LAMBDA(size_t i) { acc[i] = in[i] < acc[i] ? in[i] : acc[i]; }); break;
+    case Op::sum:
+      Kokkos::parallel_for(
+          "coll_sum", range, KOKKOS_LAMBDA(size_t i) { acc[i] += in[i]; });
+      break;
+    case Op::max:
+      Kokkos::parallel_for(
+          "coll_max", range, KOKKOS_LAMBDA(size_t i) { acc[i] = acc[i] < in[i] ? in[i] : acc[i]; });
+      break;
+    case Op::min:
+      Kokkos::parallel_for(
+          "coll_min", range, KOKKOS_LAMBDA(size_t i) { acc[i] = in[i] < acc[i] ? in[i] : acc[i]; });
+      break;
   }
   Exec().fence();
 }
@@ -86,8 +95,8 @@ void ring_all_gather(Transport& t, T* data, size_t n) {
   t.set_phase("all-gather");
   for (int s = 0; s < p - 1; ++s) {
     const int cs = (r - s + p) % p, cr = (r - s - 1 + 2 * p) % p;
-    t.sendrecv(data + part.begin(cs), part.size(cs) * sizeof(T), right, data + part.begin(cr), part.size(cr) * sizeof(T),
-               left);
+    t.sendrecv(data + part.begin(cs), part.size(cs) * sizeof(T), right, data + part.begin(cr),
+               part.size(cr) * sizeof(T), left);
   }
 }
 

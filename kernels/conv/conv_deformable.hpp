@@ -48,7 +48,7 @@ template <class T>
 KOKKOS_INLINE_FUNCTION T bilinear(const CTensor<T>& in, int n, int ic, T y, T x) {
   const int H = static_cast<int>(in.extent(2)), W = static_cast<int>(in.extent(3));
   if (!(y > T(-1) && y < T(H) && x > T(-1) && x < T(W))) return T(0);  // all four corners outside (or NaN)
-  int y0 = static_cast<int>(y), x0 = static_cast<int>(x);  // truncation, then floor for -1 < y < 0
+  int y0 = static_cast<int>(y), x0 = static_cast<int>(x);              // truncation, then floor for -1 < y < 0
   if (T(y0) > y) --y0;
   if (T(x0) > x) --x0;
   const T ly = y - T(y0), lx = x - T(x0), hy = T(1) - ly, hx = T(1) - lx;

@@ -89,7 +89,7 @@ KOKKOS_FORCEINLINE_FUNCTION void dw_tap(const T* x, int W, int st, T wv, T (&acc
 // K > 0: a K x K kernel, the tap loops unrolled. Full: all K x K taps (kr0 = kc0 = 0, kr1 = kc1 = K).
 template <class T, int RR, int WB, int K, bool S1, bool Full>
 KOKKOS_FORCEINLINE_FUNCTION void dw_tile(const T* plane, int W, int ih0, int iw0, int stride, int kr0, int kr1, int kc0,
-                                    int kc1, int kw, const T* w, T (&acc)[RR][WB]) {
+                                         int kc1, int kw, const T* w, T (&acc)[RR][WB]) {
   SP_UNROLL for (int r = 0; r < RR; ++r) SP_UNROLL for (int j = 0; j < WB; ++j) acc[r][j] = T(0);
   const int st = S1 ? 1 : stride;
   const T* x0 = plane + ih0 * W + iw0;
@@ -110,7 +110,7 @@ KOKKOS_FORCEINLINE_FUNCTION void dw_tile(const T* plane, int W, int ih0, int iw0
     }
   } else if constexpr (K > 0 && Full) {
     SP_UNROLL for (int kr = 0; kr < K; ++kr) SP_UNROLL for (int kc = 0; kc < K; ++kc)
-      dw_tap<T, RR, WB, S1>(x0 + kr * W + kc, W, st, w[kr * K + kc], acc);
+        dw_tap<T, RR, WB, S1>(x0 + kr * W + kc, W, st, w[kr * K + kc], acc);
   } else if constexpr (K > 0) {  // edge rows or columns: unrolled taps, the ones outside the plane skipped
     SP_UNROLL for (int kr = 0; kr < K; ++kr) SP_UNROLL for (int kc = 0; kc < K; ++kc) {
       if (kr < kr0 || kr >= kr1 || kc < kc0 || kc >= kc1) continue;
@@ -143,8 +143,8 @@ KOKKOS_FORCEINLINE_FUNCTION void dw_store(T* d, const T (&acc)[WB], T bias, Act 
 // Output rows [oh, oh + RR), columns [ow0, ow0 + WB) (stored: jmax of them), tap rows [kr0, kr1);
 // Edge: the strip is one column whose taps are cut to the columns inside the plane.
 template <class T, int RR, int WB, int K, bool S1, bool Full>
-KOKKOS_FORCEINLINE_FUNCTION void dw_strip(const ConvSpec& s, const T* plane, int W, int oh, int kr0, int kr1, const T* w,
-                                     T bias, T* out_plane, int OW, int ow0, int jmax) {
+KOKKOS_FORCEINLINE_FUNCTION void dw_strip(const ConvSpec& s, const T* plane, int W, int oh, int kr0, int kr1,
+                                          const T* w, T bias, T* out_plane, int OW, int ow0, int jmax) {
   T acc[RR][WB];
   const int iw0 = ow0 * s.stride - s.pad_w, kw = K ? K : s.kw;
   int kc0 = 0, kc1 = kw;
@@ -168,7 +168,7 @@ KOKKOS_FORCEINLINE_FUNCTION void dw_strip(const ConvSpec& s, const T* plane, int
 // their taps cut to the plane.
 template <class T, int RR, int WB, int K, bool S1, bool Full>
 KOKKOS_FORCEINLINE_FUNCTION void dw_rows(const ConvSpec& s, const T* plane, int W, int oh, int kr0, int kr1, const T* w,
-                                    T bias, T* out_plane, int OW, int lo, int hi) {
+                                         T bias, T* out_plane, int OW, int lo, int hi) {
   if (hi - lo < WB) lo = hi = OW;  // narrow: every column one at a time
   for (int ow = 0; ow < lo; ++ow)
     dw_strip<T, RR, 1, K, S1, false>(s, plane, W, oh, kr0, kr1, w, bias, out_plane, OW, ow, 1);
@@ -257,8 +257,8 @@ KOKKOS_FORCEINLINE_FUNCTION void dw_rows3_padded(const T* plane, int H, int W, i
 // block slid back to end at OH; the blocks whose input rows reach the row padding skip those rows.
 // A plane of fewer than RB3 output rows goes row by row.
 template <class T, int RB3, int WB>
-KOKKOS_FORCEINLINE_FUNCTION void dw_plane3_padded(const T* plane, int H, int W, int OH, int pad_h, const T* w,
-                                                  T bias, T* out_plane, Act act) {
+KOKKOS_FORCEINLINE_FUNCTION void dw_plane3_padded(const T* plane, int H, int W, int OH, int pad_h, const T* w, T bias,
+                                                  T* out_plane, Act act) {
   if (OH < RB3) {
     for (int oh = 0; oh < OH; ++oh)
       dw_rows3_padded<T, 1, WB, kCutRuntime>(plane, H, W, oh, oh - pad_h, w, bias, out_plane, act);
@@ -266,12 +266,17 @@ KOKKOS_FORCEINLINE_FUNCTION void dw_plane3_padded(const T* plane, int H, int W, 
   }
   for (int oh0 = 0; oh0 < OH; oh0 += RB3) {
     const int o = oh0 + RB3 <= OH ? oh0 : OH - RB3, ih0 = o - pad_h;
-    const bool top = ih0 < 0, bottom = ih0 + RB3 + 2 > H;
-    if (!top && !bottom) dw_rows3_padded<T, RB3, WB, kCutNone>(plane, H, W, o, ih0, w, bias, out_plane, act);
-    else if (pad_h != 1) dw_rows3_padded<T, RB3, WB, kCutRuntime>(plane, H, W, o, ih0, w, bias, out_plane, act);
-    else if (!bottom) dw_rows3_padded<T, RB3, WB, kCutFirst>(plane, H, W, o, ih0, w, bias, out_plane, act);
-    else if (!top) dw_rows3_padded<T, RB3, WB, kCutLast>(plane, H, W, o, ih0, w, bias, out_plane, act);
-    else dw_rows3_padded<T, RB3, WB, kCutFirst | kCutLast>(plane, H, W, o, ih0, w, bias, out_plane, act);
+    const bool top = ih0<0, bottom = ih0 + RB3 + 2> H;
+    if (!top && !bottom)
+      dw_rows3_padded<T, RB3, WB, kCutNone>(plane, H, W, o, ih0, w, bias, out_plane, act);
+    else if (pad_h != 1)
+      dw_rows3_padded<T, RB3, WB, kCutRuntime>(plane, H, W, o, ih0, w, bias, out_plane, act);
+    else if (!bottom)
+      dw_rows3_padded<T, RB3, WB, kCutFirst>(plane, H, W, o, ih0, w, bias, out_plane, act);
+    else if (!top)
+      dw_rows3_padded<T, RB3, WB, kCutLast>(plane, H, W, o, ih0, w, bias, out_plane, act);
+    else
+      dw_rows3_padded<T, RB3, WB, kCutFirst | kCutLast>(plane, H, W, o, ih0, w, bias, out_plane, act);
   }
 }
 
@@ -279,8 +284,8 @@ KOKKOS_FORCEINLINE_FUNCTION void dw_plane3_padded(const T* plane, int H, int W, 
 // block slid back, as the strips are); the edge rows above and below go one at a time, their tap
 // rows cut to the plane.
 template <class T, int RB, int WB, int K, bool S1, int RB3>
-KOKKOS_INLINE_FUNCTION void dw_plane(const ConvSpec s, const T* plane, int H, int W, const T* w, T bias,
-                                     T* out_plane, int OH, int OW, int oh_lo, int oh_hi, int lo, int hi) {
+KOKKOS_INLINE_FUNCTION void dw_plane(const ConvSpec s, const T* plane, int H, int W, const T* w, T bias, T* out_plane,
+                                     int OH, int OW, int oh_lo, int oh_hi, int lo, int hi) {
   const int kh = K ? K : s.kh;
   // A K x K filter is copied to the stack: stores to the output can then not alias it, and its
   // values stay in registers across tiles.
@@ -298,8 +303,10 @@ KOKKOS_INLINE_FUNCTION void dw_plane(const ConvSpec s, const T* plane, int H, in
     const int ih0 = oh * s.stride - s.pad_h;
     const int kr0 = ih0 < 0 ? -ih0 : 0, kr1 = H - ih0 < kh ? H - ih0 : kh;
     // One row alone: strips two vectors wide where they fit, for two independent FMA chains.
-    if (hi - lo >= 2 * WB) dw_rows<T, 1, 2 * WB, K, S1, false>(s, plane, W, oh, kr0, kr1, w, bias, out_plane, OW, lo, hi);
-    else dw_rows<T, 1, WB, K, S1, false>(s, plane, W, oh, kr0, kr1, w, bias, out_plane, OW, lo, hi);
+    if (hi - lo >= 2 * WB)
+      dw_rows<T, 1, 2 * WB, K, S1, false>(s, plane, W, oh, kr0, kr1, w, bias, out_plane, OW, lo, hi);
+    else
+      dw_rows<T, 1, WB, K, S1, false>(s, plane, W, oh, kr0, kr1, w, bias, out_plane, OW, lo, hi);
   };
   if (oh_hi - oh_lo < RB) {
     for (int oh = 0; oh < OH; ++oh) edge_row(oh);

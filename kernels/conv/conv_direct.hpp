@@ -30,7 +30,7 @@ namespace sp::conv {
 
 template <class T, class Space = Kokkos::DefaultExecutionSpace>
 struct DirectTiles {
-  static constexpr int OCB = 6;                               // output channels per register tile
+  static constexpr int OCB = 6;                                // output channels per register tile
   static constexpr int WB = 64 / static_cast<int>(sizeof(T));  // output columns: 16 fp32, 8 fp64
   static constexpr int scratch_bytes = 192 * 1024;             // input rows per item, well inside a 1 MiB L2
 };
@@ -90,10 +90,14 @@ template <class T, int OCB, int WB, bool S1, class Out, class Bias>
 KOKKOS_INLINE_FUNCTION void direct_dispatch(int width, const ConvSpec& s, const T* rows, int ic_stride, int wp, int r0,
                                             const T* w, const Bias& b, const Out& out, int n, int oc0, int oh, int ow0,
                                             int ow_end) {
-  if (width == OCB) direct_block<T, OCB, WB, S1>(s, rows, ic_stride, wp, r0, w, b, out, n, oc0, oh, ow0, ow_end);
-  else if (width == 4) direct_block<T, 4, WB, S1>(s, rows, ic_stride, wp, r0, w, b, out, n, oc0, oh, ow0, ow_end);
-  else if (width == 2) direct_block<T, 2, WB, S1>(s, rows, ic_stride, wp, r0, w, b, out, n, oc0, oh, ow0, ow_end);
-  else direct_block<T, 1, WB, S1>(s, rows, ic_stride, wp, r0, w, b, out, n, oc0, oh, ow0, ow_end);
+  if (width == OCB)
+    direct_block<T, OCB, WB, S1>(s, rows, ic_stride, wp, r0, w, b, out, n, oc0, oh, ow0, ow_end);
+  else if (width == 4)
+    direct_block<T, 4, WB, S1>(s, rows, ic_stride, wp, r0, w, b, out, n, oc0, oh, ow0, ow_end);
+  else if (width == 2)
+    direct_block<T, 2, WB, S1>(s, rows, ic_stride, wp, r0, w, b, out, n, oc0, oh, ow0, ow_end);
+  else
+    direct_block<T, 1, WB, S1>(s, rows, ic_stride, wp, r0, w, b, out, n, oc0, oh, ow0, ow_end);
 }
 
 }  // namespace detail
@@ -179,8 +183,11 @@ void conv2d_direct(const ConvSpec& s, CTensor<T> in, CTensor<T> w, CVec<T> b, Te
             }
             oc0 = g * cout_g + off;
           }
-          if (s1) detail::direct_dispatch<T, OCB, WB, true>(width, s, rp, ic_stride, wp, r0, wg, b, out, n, oc0, oh, ow0, OW);
-          else detail::direct_dispatch<T, OCB, WB, false>(width, s, rp, ic_stride, wp, r0, wg, b, out, n, oc0, oh, ow0, OW);
+          if (s1)
+            detail::direct_dispatch<T, OCB, WB, true>(width, s, rp, ic_stride, wp, r0, wg, b, out, n, oc0, oh, ow0, OW);
+          else
+            detail::direct_dispatch<T, OCB, WB, false>(width, s, rp, ic_stride, wp, r0, wg, b, out, n, oc0, oh, ow0,
+                                                       OW);
         });
       });
 }

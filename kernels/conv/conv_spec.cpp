@@ -22,10 +22,11 @@ void validate(const ConvSpec& s, int h, int w, const std::string& who) {
 }
 
 std::string describe(const ConvSpec& s) {
-  std::string d = std::to_string(s.kh) + "x" + std::to_string(s.kw) + " " + std::to_string(s.c_in) + "->" +
-                  std::to_string(s.c_out);
+  std::string d =
+      std::to_string(s.kh) + "x" + std::to_string(s.kw) + " " + std::to_string(s.c_in) + "->" + std::to_string(s.c_out);
   if (s.stride != 1) d += " s" + std::to_string(s.stride);
-  if (s.pad_h || s.pad_w) d += " p" + std::to_string(s.pad_h) + (s.pad_w != s.pad_h ? "," + std::to_string(s.pad_w) : "");
+  if (s.pad_h || s.pad_w)
+    d += " p" + std::to_string(s.pad_h) + (s.pad_w != s.pad_h ? "," + std::to_string(s.pad_w) : "");
   if (s.groups != 1) d += " g" + std::to_string(s.groups);
   if (s.bias) d += " +b";
   if (s.act != Act::none) d += std::string(" ") + to_string(s.act);

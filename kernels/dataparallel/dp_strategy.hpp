@@ -25,7 +25,7 @@ struct Variant {
 };
 
 inline const std::vector<std::string>& variant_names() {
-  static const std::vector<std::string> v = {"ddp",   "ddp_overlap",   "zero1",          "zero2",       "zero2_overlap",
+  static const std::vector<std::string> v = {"ddp",   "ddp_overlap",    "zero1",        "zero2",       "zero2_overlap",
                                              "zero3", "zero3_prefetch", "zero_offload", "param_server"};
   return v;
 }

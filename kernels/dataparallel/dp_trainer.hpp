@@ -103,8 +103,7 @@ class DpTrainer {
     std::vector<std::pair<size_t, T>> out;
     if (v_.strategy == Strategy::zero3) {
       for (int l = 1; l <= s_.layers(); ++l)
-        for (size_t i = 0; i < chunk_size(l); ++i)
-          out.push_back({s_.block_offset(l) + cb(l) + i, h(shard_off(l) + i)});
+        for (size_t i = 0; i < chunk_size(l); ++i) out.push_back({s_.block_offset(l) + cb(l) + i, h(shard_off(l) + i)});
     } else {
       for (size_t i = 0; i < s_.n_params(); ++i) out.push_back({i, h(i)});
     }
@@ -143,12 +142,16 @@ class DpTrainer {
     const size_t n = s_.n_params();
     const bool server = v_.strategy == Strategy::param_server && r_ == 0;
     params_ = alloc(Mem::params, "dp_params", v_.strategy == Strategy::zero3 ? shard_n_ : n);
-    if (!sharded_grads()) grads_ = alloc(Mem::grads, "dp_grads", n);
-    else grads_ = alloc(Mem::grads, "dp_grad_shard", shard_n_);
+    if (!sharded_grads())
+      grads_ = alloc(Mem::grads, "dp_grads", n);
+    else
+      grads_ = alloc(Mem::grads, "dp_grad_shard", shard_n_);
     // Optimizer state: full on DDP ranks and the server, a shard under ZeRO, on the host when offloaded.
     size_t opt_n = 0;
-    if (v_.strategy == Strategy::ddp || server) opt_n = n;
-    else if (v_.strategy != Strategy::param_server) opt_n = shard_n_;
+    if (v_.strategy == Strategy::ddp || server)
+      opt_n = n;
+    else if (v_.strategy != Strategy::param_server)
+      opt_n = shard_n_;
     if (v_.offload) {
       mh_ = Kokkos::View<T*, Kokkos::HostSpace>("dp_m_host", opt_n);
       vh_ = Kokkos::View<T*, Kokkos::HostSpace>("dp_v_host", opt_n);
@@ -180,7 +183,8 @@ class DpTrainer {
   }
 
   void copy_in(Vec<T> dst, const T* src, size_t n, size_t off = 0) {
-    Kokkos::deep_copy(DevSpan<T>(dst.data() + off, n), Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(src, n));
+    Kokkos::deep_copy(DevSpan<T>(dst.data() + off, n),
+                      Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(src, n));
   }
 
   // Lets every collective in flight advance; a finished gradient collective
@@ -196,7 +200,9 @@ class DpTrainer {
   }
   // DDP's bucket that layer l completes: its first parameter and size (0 if l ends no bucket).
   size_t bucket_offset(int l) const { return s_.block_offset(l); }
-  size_t bucket_size(int l) const { return bucket_hi_[l] ? s_.block_offset(bucket_hi_[l] + 1) - s_.block_offset(l) : 0; }
+  size_t bucket_size(int l) const {
+    return bucket_hi_[l] ? s_.block_offset(bucket_hi_[l] + 1) - s_.block_offset(l) : 0;
+  }
 
   void complete_grad_ring(int l) {
     comm_.finish_ring(grad_ring_[l]);
@@ -213,7 +219,8 @@ class DpTrainer {
     if (l < 1 || l > s_.layers() || gathered_[l].extent(0) > 0) return;
     const size_t n = s_.block_size(l);
     gathered_[l] = alloc(Mem::params, "dp_gathered", n);
-    Kokkos::deep_copy(DevSpan<T>(gathered_[l].data() + cb(l), chunk_size(l)), DevSpan<T>(params_.data() + shard_off(l), chunk_size(l)));
+    Kokkos::deep_copy(DevSpan<T>(gathered_[l].data() + cb(l), chunk_size(l)),
+                      DevSpan<T>(params_.data() + shard_off(l), chunk_size(l)));
     if (v_.overlap) {
       T* h = comm_.to_host(gathered_[l].data(), n, s_.block_offset(l));
       gather_ring_[l] = comm_.start_ring(h, n, NbRing<T>::Kind::all_gather, 1000 + l);
@@ -252,9 +259,8 @@ class DpTrainer {
     const int L = s_.layers();
     for (int l = 1; l <= L; ++l) {
       CVec<T> P = layer_params(l, l + 1);
-      for_slices(static_cast<int>(bl_), [&](Rows rows) {
-        layer_forward<T>(P, A_[l - 1], Z_[l], A_[l], rows, s_.in(l), s_.out(l), l < L);
-      });
+      for_slices(static_cast<int>(bl_),
+                 [&](Rows rows) { layer_forward<T>(P, A_[l - 1], Z_[l], A_[l], rows, s_.in(l), s_.out(l), l < L); });
       drop_layer_params(l);
     }
   }
@@ -298,7 +304,8 @@ class DpTrainer {
   }
   // ZeRO-2/3: keep this rank's reduced chunk of layer l's gradient, free the rest.
   void keep_grad_chunk(int l) {
-    Kokkos::deep_copy(DevSpan<T>(grads_.data() + shard_off(l), chunk_size(l)), DevSpan<T>(layer_grad_[l].data() + cb(l), chunk_size(l)));
+    Kokkos::deep_copy(DevSpan<T>(grads_.data() + shard_off(l), chunk_size(l)),
+                      DevSpan<T>(layer_grad_[l].data() + cb(l), chunk_size(l)));
     release(Mem::grads, layer_grad_[l]);
   }
 
@@ -367,7 +374,8 @@ class DpTrainer {
   void offloaded_update() {
     Kokkos::deep_copy(gh_, DevSpan<T>(grads_.data(), shard_n_));
     host_link_bytes_ += shard_n_ * sizeof(T);
-    adam_update<T, Kokkos::DefaultHostExecutionSpace>(master_.data(), gh_.data(), mh_.data(), vh_.data(), shard_n_, cfg_, step_);
+    adam_update<T, Kokkos::DefaultHostExecutionSpace>(master_.data(), gh_.data(), mh_.data(), vh_.data(), shard_n_,
+                                                      cfg_, step_);
     Kokkos::DefaultHostExecutionSpace().fence();
     for (int l = 1; l <= s_.layers(); ++l)
       Kokkos::deep_copy(DevSpan<T>(params_.data() + s_.block_offset(l) + cb(l), chunk_size(l)),

@@ -45,8 +45,10 @@ void layer_forward(CVec<T> P, CVec<T> A, Vec<T> Z, Vec<T> Aout, Rows rows, int d
   sp::nn::linear_forward(linear_shape(n, din, dout), A.data() + lo * din, P.data(), P.data() + size_t(dout) * din,
                          Z.data() + lo * dout);
   const int64_t len = int64_t(n) * dout;
-  if (hidden) sp::nn::gelu_forward(Z.data() + lo * dout, Aout.data() + lo * dout, len);
-  else Kokkos::deep_copy(DevSpan<T>(Aout.data() + lo * dout, len), DevSpan<const T>(Z.data() + lo * dout, len));
+  if (hidden)
+    sp::nn::gelu_forward(Z.data() + lo * dout, Aout.data() + lo * dout, len);
+  else
+    Kokkos::deep_copy(DevSpan<T>(Aout.data() + lo * dout, len), DevSpan<const T>(Z.data() + lo * dout, len));
 }
 
 // dY = (Y - target) / B_global: the gradient of the global mean loss, so that

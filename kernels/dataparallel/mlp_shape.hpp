@@ -59,8 +59,10 @@ struct MlpShape {
   std::vector<Bucket> buckets(size_t cap) const {
     std::vector<Bucket> out;
     for (int l = layers(); l >= 1; --l) {
-      if (!out.empty() && cap > 0 && block_offset(out.back().hi + 1) - block_offset(l) <= cap) out.back().lo = l;
-      else out.push_back({l, l});
+      if (!out.empty() && cap > 0 && block_offset(out.back().hi + 1) - block_offset(l) <= cap)
+        out.back().lo = l;
+      else
+        out.push_back({l, l});
     }
     return out;
   }

@@ -46,7 +46,9 @@ class NbRing {
   }
 
  private:
-  bool in_reduce_phase() const { return kind_ == Kind::reduce_scatter || (kind_ == Kind::all_reduce && step_ < t_.size() - 1); }
+  bool in_reduce_phase() const {
+    return kind_ == Kind::reduce_scatter || (kind_ == Kind::all_reduce && step_ < t_.size() - 1);
+  }
   int phase_step() const { return kind_ == Kind::all_reduce && !in_reduce_phase() ? step_ - (t_.size() - 1) : step_; }
 
   void post() {

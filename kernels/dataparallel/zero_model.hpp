@@ -17,7 +17,7 @@ namespace sp::dp {
 
 struct Precision {
   std::string name;
-  double param = 0, grad = 0, optim = 0;  // bytes per parameter (P, G, K)
+  double param = 0, grad = 0, optim = 0;       // bytes per parameter (P, G, K)
   double comm_param() const { return param; }  // all-gathers move parameters in their storage type
   double comm_grad() const { return grad; }    // reduce-scatters / all-reduces move gradients
 };
@@ -54,7 +54,8 @@ inline StageCost zero_cost(Stage s, double psi, double nd, const Precision& pr, 
   const double phase = ring ? (nd - 1) / nd : 1.0;
   // Gradients: one reduce-scatter (+ an all-gather of grads for DDP, of params for ZeRO-1/2);
   // ZeRO-3 all-gathers the parameters twice (forward and backward).
-  c.traffic = phase * psi * (pr.comm_grad() + (p ? 2 * pr.comm_param() : (s == Stage::ddp ? pr.comm_grad() : pr.comm_param())));
+  c.traffic =
+      phase * psi * (pr.comm_grad() + (p ? 2 * pr.comm_param() : (s == Stage::ddp ? pr.comm_grad() : pr.comm_param())));
   return c;
 }
 

@@ -34,7 +34,7 @@ namespace sp::kernels {
 // acc[MR][NR] = sum over k < kc of a[k][r] * b[k][c] (packed micro-panels).
 template <class T, int MR, int NR>
 KOKKOS_INLINE_FUNCTION SP_MICROKERNEL_ATTR void gemm_micro(int kc, const T* __restrict a, const T* __restrict b,
-                                                          T (&acc)[MR][NR]) {
+                                                           T (&acc)[MR][NR]) {
   SP_UNROLL for (int r = 0; r < MR; ++r) SP_UNROLL for (int c = 0; c < NR; ++c) acc[r][c] = 0;
   for (int k = 0; k < kc; ++k) {
     SP_UNROLL for (int r = 0; r < MR; ++r) {

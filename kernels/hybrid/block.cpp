@@ -44,22 +44,22 @@ void block_backward(const BlockAct& a, const T* w, T* gw, const T* x, const T* a
   T *dln = scratch + sc.dln(), *dx1 = scratch + sc.dx1(), *dz = scratch + sc.dz(), *dout = scratch + sc.dout();
   T *ds = scratch + sc.ds(), *dqkv = scratch + sc.dqkv(), *dnorm = scratch + sc.dnorm();
   // MLP: out = x1 + GeLU(ln2 W1) W2.
-  nn::gemm(Op::N, Op::T, n, fl, h, dy, h, w + k.w2(), h, dz, fl);         // dH = dy W2^T
-  nn::gemm(Op::T, Op::N, fl, h, n, hh, fl, dy, h, gw + k.w2(), h, true);  // dW2 += H^T dy
-  nn::gelu_backward(z, dz, dz, int64_t(n) * fl);                           // dZ = dH gelu'(Z)
+  nn::gemm(Op::N, Op::T, n, fl, h, dy, h, w + k.w2(), h, dz, fl);           // dH = dy W2^T
+  nn::gemm(Op::T, Op::N, fl, h, n, hh, fl, dy, h, gw + k.w2(), h, true);    // dW2 += H^T dy
+  nn::gelu_backward(z, dz, dz, int64_t(n) * fl);                            // dZ = dH gelu'(Z)
   nn::gemm(Op::T, Op::N, h, fl, n, ln2, h, dz, fl, gw + k.w1(), fl, true);  // dW1 += ln2^T dZ
-  nn::gemm(Op::N, Op::T, n, h, fl, dz, fl, w + k.w1(), fl, dln, h);        // d ln2 = dZ W1^T
-  tp.all_reduce(dln, size_t(n) * h);  // f: the column-parallel input gradient
+  nn::gemm(Op::N, Op::T, n, h, fl, dz, fl, w + k.w1(), fl, dln, h);         // d ln2 = dZ W1^T
+  tp.all_reduce(dln, size_t(n) * h);                                        // f: the column-parallel input gradient
   nn::layernorm_backward<T>(n, h, x1, w + k.ln2_g(), act + a.mu2(), act + a.rs2(), dln, dx1, dnorm, dnorm + h);
   nn::add(gw + k.ln2_g(), dnorm, gw + k.ln2_g(), 2 * int64_t(h));  // gamma and beta are adjacent
   nn::add(dx1, dy, dx1, int64_t(n) * h);
   // Attention: x1 = x + Attn(ln1) Wo.
-  nn::gemm(Op::N, Op::T, n, hl, h, dx1, h, w + k.wo(), h, dout, hl);        // dO = dx1 Wo^T
-  nn::gemm(Op::T, Op::N, hl, h, n, o, hl, dx1, h, gw + k.wo(), h, true);    // dWo += O^T dx1
+  nn::gemm(Op::N, Op::T, n, hl, h, dx1, h, w + k.wo(), h, dout, hl);      // dO = dx1 Wo^T
+  nn::gemm(Op::T, Op::N, hl, h, n, o, hl, dx1, h, gw + k.wo(), h, true);  // dWo += O^T dx1
   mp::attention_backward<T>(attn_shape(a), qkv, act + a.p(), dout, ds, dqkv);
   nn::gemm(Op::T, Op::N, h, 3 * hl, n, ln1, h, dqkv, 3 * hl, gw + k.wqkv(), 3 * hl, true);  // dWqkv += ln1^T dQKV
-  nn::gemm(Op::N, Op::T, n, h, 3 * hl, dqkv, 3 * hl, w + k.wqkv(), 3 * hl, dln, h);        // d ln1 = dQKV Wqkv^T
-  tp.all_reduce(dln, size_t(n) * h);  // f
+  nn::gemm(Op::N, Op::T, n, h, 3 * hl, dqkv, 3 * hl, w + k.wqkv(), 3 * hl, dln, h);         // d ln1 = dQKV Wqkv^T
+  tp.all_reduce(dln, size_t(n) * h);                                                        // f
   nn::layernorm_backward<T>(n, h, x, w + k.ln1_g(), act + a.mu1(), act + a.rs1(), dln, dx, dnorm, dnorm + h);
   nn::add(gw + k.ln1_g(), dnorm, gw + k.ln1_g(), 2 * int64_t(h));
   nn::add(dx, dx1, dx, int64_t(n) * h);
@@ -79,8 +79,8 @@ std::vector<BlockGemm> block_gemms_forward(const BlockAct& a) {
 
 std::vector<BlockGemm> block_gemms_backward(const BlockAct& a) {
   const int n = a.r.n(), h = a.k.h, hl = a.k.hl(), fl = a.k.fl, s = a.r.s, d = a.k.d, bh = a.r.b * a.k.heads;
-  return {{n, fl, h, 1},  {fl, h, n, 1},  {h, fl, n, 1},  {n, h, fl, 1},  {n, hl, h, 1}, {hl, h, n, 1},
-          {s, s, d, bh},  {s, d, s, bh},  {s, d, s, bh},  {s, d, s, bh},  {h, 3 * hl, n, 1}, {n, h, 3 * hl, 1}};
+  return {{n, fl, h, 1}, {fl, h, n, 1}, {h, fl, n, 1}, {n, h, fl, 1}, {n, hl, h, 1},     {hl, h, n, 1},
+          {s, s, d, bh}, {s, d, s, bh}, {s, d, s, bh}, {s, d, s, bh}, {h, 3 * hl, n, 1}, {n, h, 3 * hl, 1}};
 }
 
 }  // namespace sp::hybrid

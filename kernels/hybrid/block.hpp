@@ -56,7 +56,7 @@ struct BlockScratch {
   int64_t ds() const { return dout() + n() * k.hl(); }
   int64_t dqkv() const { return ds() + int64_t(r.b) * k.heads * r.s * r.s; }
   int64_t dnorm() const { return dqkv() + n() * 3 * k.hl(); }  // LN gamma and beta gradients, 2h
-  int64_t elems() const { return dnorm() + 2 * k.h; }  // n (2h + fl + 4 hl) + b heads s^2 + 2h
+  int64_t elems() const { return dnorm() + 2 * k.h; }          // n (2h + fl + 4 hl) + b heads s^2 + 2h
 };
 
 // Layer norm epsilon, rounded to T where used.

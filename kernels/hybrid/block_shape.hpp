@@ -20,13 +20,13 @@ struct BlockShape {
   // Offsets (elements) in the block's flat vector, in this order.
   int64_t ln1_g() const { return 0; }
   int64_t ln1_b() const { return h; }
-  int64_t wqkv() const { return 2 * int64_t(h); }              // [h, 3 hl]: local Q | K | V columns
+  int64_t wqkv() const { return 2 * int64_t(h); }                // [h, 3 hl]: local Q | K | V columns
   int64_t wo() const { return wqkv() + int64_t(h) * 3 * hl(); }  // [hl, h]
   int64_t ln2_g() const { return wo() + int64_t(hl()) * h; }
   int64_t ln2_b() const { return ln2_g() + h; }
-  int64_t w1() const { return ln2_b() + h; }                 // [h, fl]
-  int64_t w2() const { return w1() + int64_t(h) * fl; }       // [fl, h]
-  int64_t elems() const { return w2() + int64_t(fl) * h; }   // 4h + 4 h hl + 2 h fl
+  int64_t w1() const { return ln2_b() + h; }                // [h, fl]
+  int64_t w2() const { return w1() + int64_t(h) * fl; }     // [fl, h]
+  int64_t elems() const { return w2() + int64_t(fl) * h; }  // 4h + 4 h hl + 2 h fl
 };
 
 inline BlockShape block_shape(const ModelShape& m, const Layout& l) {

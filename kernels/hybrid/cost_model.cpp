@@ -18,7 +18,7 @@ struct RankView {
   GridCoord c;
   BlockShape k;
   int bpc, chunks, mbs;
-  double pc, shard, nh;  // chunk parameters, this rank's ZeRO shard of them, one message
+  double pc, shard, nh;       // chunk parameters, this rank's ZeRO shard of them, one message
   double act_block, scratch;  // BlockAct and a B op's scratch (BlockScratch + two n h), elements
 };
 

@@ -23,8 +23,8 @@ std::string layout_error(const ModelShape& m, const Layout& l, int world) {
   if (m.layers % (l.pp * l.v) != 0)
     return "layout: layers " + s(m.layers) + " are not divisible by pp x v = " + s(l.pp * l.v);
   if (m.global_batch % (static_cast<long long>(l.dp) * l.micro_batches) != 0)
-    return "layout: global_batch " + s(m.global_batch) + " is not divisible by dp x micro_batches = " +
-           s(static_cast<long long>(l.dp) * l.micro_batches);
+    return "layout: global_batch " + s(m.global_batch) +
+           " is not divisible by dp x micro_batches = " + s(static_cast<long long>(l.dp) * l.micro_batches);
   if (l.zero_stage < 0 || l.zero_stage > 3) return "layout: zero_stage must be 0, 1, 2 or 3";
   const int per_chunk = m.layers / (l.pp * l.v);
   if (l.ckpt_every < 0 || l.ckpt_every > per_chunk)

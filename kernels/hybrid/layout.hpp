@@ -34,12 +34,12 @@ enum class StorageType { fp32, fp16, bf16, fp64 };
 
 struct Layout {
   int dp = 1, tp = 1, pp = 1;
-  int v = 1;               // virtual chunks per stage (interleaved only)
-  int micro_batches = 1;   // per data-parallel replica and step
+  int v = 1;              // virtual chunks per stage (interleaved only)
+  int micro_batches = 1;  // per data-parallel replica and step
   mp::ScheduleKind schedule = mp::ScheduleKind::one_f_one_b;
-  int zero_stage = 0;      // 0 (plain data parallelism) .. 3
+  int zero_stage = 0;                       // 0 (plain data parallelism) .. 3
   StorageType storage = StorageType::fp32;  // fp16/bf16: fp32 master weights, dynamic loss scaling
-  int ckpt_every = 0;      // 0: keep every activation; k: recompute, keeping each k-th block's input
+  int ckpt_every = 0;                       // 0: keep every activation; k: recompute, keeping each k-th block's input
   int world() const { return dp * tp * pp; }
   int micro_batch_size(const ModelShape& m) const { return m.global_batch / (dp * micro_batches); }
 };

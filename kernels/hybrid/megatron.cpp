@@ -50,8 +50,8 @@ Memory memory_per_gpu(const ModelShape& m, const Layout& l, const MemoryOptions&
     r.activations = static_cast<double>(sets) * per_chunk * full;
   } else {
     const int segments = (per_chunk + l.ckpt_every - 1) / l.ckpt_every;
-    r.activations = static_cast<double>(sets) * segments * widen * act_full_recompute(m, b, l.tp, o.split) +
-                    l.ckpt_every * full;
+    r.activations =
+        static_cast<double>(sets) * segments * widen * act_full_recompute(m, b, l.tp, o.split) + l.ckpt_every * full;
   }
   return r;
 }

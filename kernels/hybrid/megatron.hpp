@@ -47,8 +47,8 @@ struct Memory {
   double total() const { return params + grads + optimizer + activations; }
 };
 struct MemoryOptions {
-  bool fp32_grads = true;           // Megatron's 18 bytes/param; false: ZeRO's 16
-  ActSplit split = ActSplit::tp;    // the composed step has no sequence parallelism
+  bool fp32_grads = true;         // Megatron's 18 bytes/param; false: ZeRO's 16
+  ActSplit split = ActSplit::tp;  // the composed step has no sequence parallelism
 };
 // Activations: the schedule keeps mp::predicted_peak_stash(rank 0) chunk
 // sets of L/(p v) blocks each. ckpt_every k = 0 stores every block's

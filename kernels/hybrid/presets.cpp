@@ -6,8 +6,7 @@ namespace sp::hybrid {
 
 namespace {
 
-Preset row(const char* name, int layers, int hidden, int heads, int batch, double params_b, int tp, int pp,
-           int gpus) {
+Preset row(const char* name, int layers, int hidden, int heads, int batch, double params_b, int tp, int pp, int gpus) {
   Preset p;
   p.name = name;
   p.model = ModelShape{layers, hidden, heads, 2048, 0, 51200, batch};

@@ -12,9 +12,9 @@ namespace sp::hybrid {
 
 struct Preset {
   std::string name;
-  ModelShape model;          // vocab and global_batch as published (Megatron pads vocab to 51200)
-  double published_params;   // the source's own count
-  double published_digits;   // unit of the last digit the source prints it to (e.g. 1e8 for "1.7B")
+  ModelShape model;              // vocab and global_batch as published (Megatron pads vocab to 51200)
+  double published_params;       // the source's own count
+  double published_digits;       // unit of the last digit the source prints it to (e.g. 1e8 for "1.7B")
   int tp = 1, pp = 1, gpus = 1;  // the published layout (dp = gpus / (tp pp))
   std::string source;
 };

@@ -119,8 +119,10 @@ void HybridStep<T>::send(bool grad, int mb, int to_chunk, const T* x) {
   copy(buf.data(), x, nh_);
   Kokkos::fence();
   const int t = tag(grad, mb, to_chunk);
-  if (owner(to_chunk) == g_.coord.pp) local_[t] = int(in_flight_.size());
-  else g_.pp().isend(buf.data(), size_t(nh_) * sizeof(T), owner(to_chunk), t);
+  if (owner(to_chunk) == g_.coord.pp)
+    local_[t] = int(in_flight_.size());
+  else
+    g_.pp().isend(buf.data(), size_t(nh_) * sizeof(T), owner(to_chunk), t);
   in_flight_.push_back(std::move(buf));
 }
 
@@ -145,8 +147,10 @@ void HybridStep<T>::forward(int mb, int c) {
   const int64_t elems = k == 0 ? nh_ + bpc_ * E : nh_ * (1 + keep + (last ? 1 : 0));
   set->buf = Tracked<T>(mem_, Mem::activations, size_t(elems), "hybrid_act_set", false);
   T* X = set->x();
-  if (c == 0) copy(X, x_.data() + int64_t(mb) * nh_, nh_);
-  else receive(false, mb, c, c - 1, X);
+  if (c == 0)
+    copy(X, x_.data() + int64_t(mb) * nh_, nh_);
+  else
+    receive(false, mb, c, c - 1, X);
   const T* w = chunk_params(int(q));
   const T* out = nullptr;
   Tracked<T> ws;
@@ -212,9 +216,7 @@ void HybridStep<T>::backward(int mb, int c) {
     T* W = ws.data();
     for (int64_t seg = (bpc_ - 1) / k; seg >= 0; --seg) {
       const int js = int(seg * k), je = int(std::min<int64_t>(js + k, bpc_));
-      auto input = [&](int j) -> const T* {
-        return j == js ? X + seg * nh_ : W + (j - js - 1) * E + a.out();
-      };
+      auto input = [&](int j) -> const T* { return j == js ? X + seg * nh_ : W + (j - js - 1) * E + a.out(); };
       for (int j = js; j < je; ++j) block_forward(a, w + j * P, input(j), W + (j - js) * E, tp_);
       for (int j = je - 1; j >= js; --j) {
         block_backward(a, w + j * P, gw + j * P, input(j), W + (j - js) * E, cur, other, scratch.data(), tp_);
@@ -257,8 +259,10 @@ template <class T>
 void HybridStep<T>::step() {
   for (const mp::Op& op : sched_.ranks[size_t(g_.coord.pp)])
     busy_ += clock_.time("op", [&] {
-      if (op.kind == mp::Kind::F) forward(op.mb, op.chunk);
-      else backward(op.mb, op.chunk);
+      if (op.kind == mp::Kind::F)
+        forward(op.mb, op.chunk);
+      else
+        backward(op.mb, op.chunk);
       Kokkos::fence();
     });
   g_.pp().wait_all();

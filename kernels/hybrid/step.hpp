@@ -39,7 +39,7 @@ namespace sp::hybrid {
 struct StepCounters {
   coll::Traffic dp, tp, pp;  // bytes and messages each group's transport counted
   int64_t dp_collectives = 0, tp_collectives = 0;
-  double busy_seconds = 0;   // in F and B operations
+  double busy_seconds = 0;  // in F and B operations
 };
 
 template <class T>
@@ -72,14 +72,14 @@ class HybridStep {
     Tracked<T> buf;
     T* x() const { return buf.data(); }
   };
-  void init();  // the constructors' common part
+  void init();                                          // the constructors' common part
   int local(int chunk) const { return chunk / l_.pp; }  // index of a chunk among this rank's
   int owner(int chunk) const { return chunk % l_.pp; }
   int tag(bool grad, int mb, int chunk) const { return (grad ? 1 : 0) + 2 * (mb * chunks_ + chunk); }
   void forward(int mb, int c);
   void backward(int mb, int c);
   void optimizer();
-  T* chunk_params(int q);        // gathered (ZeRO-3) or held
+  T* chunk_params(int q);  // gathered (ZeRO-3) or held
   // A message for chunk `to_chunk` (its input activation or its output
   // gradient), copied into a comm buffer held until the end of the schedule.
   void send(bool grad, int mb, int to_chunk, const T* x);
@@ -98,12 +98,12 @@ class HybridStep {
   int64_t pc_ = 0, shard_lo_ = 0, shard_n_ = 0, nh_ = 0;
   nn::AdamConfig adam_;
   int t_ = 0;
-  std::vector<Tracked<T>> params_, grads_, m1_, m2_;   // per local chunk (full or shard, by stage)
-  Tracked<T> gathered_, grad_tmp_;                     // ZeRO-3 params, ZeRO-2/3 gradient of the current op
+  std::vector<Tracked<T>> params_, grads_, m1_, m2_;          // per local chunk (full or shard, by stage)
+  Tracked<T> gathered_, grad_tmp_;                            // ZeRO-3 params, ZeRO-2/3 gradient of the current op
   std::map<std::pair<int, int>, std::unique_ptr<Set>> sets_;  // (mb, chunk)
-  std::vector<Tracked<T>> in_flight_;                  // sent messages of this step
-  std::map<int, int> local_;                        // hand-overs inside this rank: tag -> in_flight_ index
-  Kokkos::View<T*> x_, y_;                      // this replica's inputs and targets (data, not counted)
+  std::vector<Tracked<T>> in_flight_;                         // sent messages of this step
+  std::map<int, int> local_;                                  // hand-overs inside this rank: tag -> in_flight_ index
+  Kokkos::View<T*> x_, y_;                                    // this replica's inputs and targets (data, not counted)
   double busy_ = 0;
   PhaseClock clock_;  // the harness's clock: busy time of F and B operations, pipeline waits
   int64_t t0_dp_ = 0, t0_tp_ = 0;

@@ -25,8 +25,8 @@ struct GroupWork {
 };
 
 struct StepWork {
-  double flops = 0;      // this rank's floating-point operations per step
-  GroupWork tp, dp;      // tensor- and data-parallel collectives
+  double flops = 0;                      // this rank's floating-point operations per step
+  GroupWork tp, dp;                      // tensor- and data-parallel collectives
   double pp_messages = 0, pp_bytes = 0;  // pipeline point-to-point sends
   mp::ScheduleKind schedule = mp::ScheduleKind::one_f_one_b;
   int p = 1, m = 1, v = 1;
@@ -45,8 +45,8 @@ struct MachineFigures {
 
 struct StepTime {
   double compute = 0, tp = 0, pp = 0, dp = 0;  // seconds of each part
-  double bubble = 0;           // seconds idle in the pipeline's fill and drain
-  double bubble_fraction = 0;  // f, of the pipelined phase
+  double bubble = 0;                           // seconds idle in the pipeline's fill and drain
+  double bubble_fraction = 0;                  // f, of the pipelined phase
   double total = 0;
   double comm_share() const { return total > 0 ? (tp + pp + dp) / total : 0.0; }
 };

@@ -20,7 +20,8 @@ class Tracked {
   // zero: filled with zeros (what accumulating gradients need); otherwise
   // left uninitialised (activations and messages are written before read).
   Tracked(MemoryTracker& mem, Mem cat, size_t n, const std::string& label, bool zero = true)
-      : v_(zero ? Kokkos::View<T*>(label, n) : Kokkos::View<T*>(Kokkos::view_alloc(label, Kokkos::WithoutInitializing), n)),
+      : v_(zero ? Kokkos::View<T*>(label, n)
+                : Kokkos::View<T*>(Kokkos::view_alloc(label, Kokkos::WithoutInitializing), n)),
         mem_(&mem),
         cat_(cat) {
     mem_->add(cat_, bytes());

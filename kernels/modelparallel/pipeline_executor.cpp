@@ -84,8 +84,10 @@ void PipelineExecutor::deliver(Kind k, int mb, int chunk, int to, const Mat& m) 
 void PipelineExecutor::progress() {
   // Testing a request runs the MPI progress engine; completed sends are dropped.
   for (size_t i = 0; i < in_flight_.size();)
-    if (t_.test(in_flight_[i].handle)) in_flight_.erase(in_flight_.begin() + i);
-    else ++i;
+    if (t_.test(in_flight_[i].handle))
+      in_flight_.erase(in_flight_.begin() + i);
+    else
+      ++i;
   if (!posted_.empty()) t_.test(posted_.begin()->second.handle);
 }
 
@@ -119,8 +121,10 @@ PipeStats PipelineExecutor::step(const std::vector<Mat>& inputs, const std::vect
       st.timeline.push_back({op, t0, t1});
       st.peak_stash = std::max(st.peak_stash, static_cast<int>(stash.size()));
       st.peak_stash_elems = std::max(st.peak_stash_elems, stash_elems);
-      if (op.chunk == C - 1) outputs_[op.mb] = x;
-      else deliver(Kind::F, op.mb, op.chunk + 1, owner(op.chunk + 1), x);
+      if (op.chunk == C - 1)
+        outputs_[op.mb] = x;
+      else
+        deliver(Kind::F, op.mb, op.chunk + 1, owner(op.chunk + 1), x);
     } else {
       Mat dy = op.chunk == C - 1 ? out_grads.at(op.mb) : receive(Kind::B, op.mb, op.chunk, owner(op.chunk + 1));
       const double t0 = clock.seconds();
@@ -135,8 +139,10 @@ PipeStats PipelineExecutor::step(const std::vector<Mat>& inputs, const std::vect
       const double t1 = clock.seconds();
       st.busy += t1 - t0;
       st.timeline.push_back({op, t0, t1});
-      if (op.chunk == 0) input_grads_[op.mb] = dy;
-      else deliver(Kind::B, op.mb, op.chunk - 1, owner(op.chunk - 1), dy);
+      if (op.chunk == 0)
+        input_grads_[op.mb] = dy;
+      else
+        deliver(Kind::B, op.mb, op.chunk - 1, owner(op.chunk - 1), dy);
     }
   }
   t_.wait_all();

@@ -30,7 +30,7 @@ struct OpTime {
 
 struct PipeStats {
   double busy = 0, step = 0;
-  int peak_stash = 0;          // (micro-batch, chunk) activation sets held at once
+  int peak_stash = 0;           // (micro-batch, chunk) activation sets held at once
   size_t peak_stash_elems = 0;  // their elements
   uint64_t messages_sent = 0, bytes_sent = 0, messages_recv = 0, bytes_recv = 0;
   std::vector<OpTime> timeline;
@@ -83,8 +83,8 @@ class PipelineExecutor {
   int layers_, h_, rows_, rank_;
   std::map<int, std::vector<PipeLayer>> chunks_;  // this rank's chunks
   std::map<std::pair<int, int>, Mat> local_;      // hand-overs inside this rank, keyed (tag, 0)
-  std::map<int, Pending> posted_;  // pre-posted receives by tag
-  std::vector<Pending> in_flight_;  // sends not yet known complete
+  std::map<int, Pending> posted_;                 // pre-posted receives by tag
+  std::vector<Pending> in_flight_;                // sends not yet known complete
   std::vector<Mat> outputs_, input_grads_;
 };
 

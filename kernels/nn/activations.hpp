@@ -33,7 +33,8 @@ KOKKOS_INLINE_FUNCTION T gelu_grad(T z) {
 // y = gelu(z) over n elements (y may be z).
 template <class T>
 void gelu_forward(const T* z, T* y, int64_t n) {
-  Kokkos::parallel_for("nn_gelu", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int64_t i) { y[i] = gelu(z[i]); });
+  Kokkos::parallel_for(
+      "nn_gelu", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int64_t i) { y[i] = gelu(z[i]); });
 }
 
 // dz = dy * gelu'(z) (dz may be dy).
@@ -57,21 +58,22 @@ void relu_forward(S* x, int64_t n) {
 template <class S, class SY>
 void relu_backward(const SY* y, const S* dy, S* dx, int64_t n) {
   Kokkos::parallel_for(
-      "nn_relu_grad", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int64_t i) {
-        dx[i] = load(y[i]) > 0 ? dy[i] : store_as<S>(typename AccOf<S>::type(0), 0);
-      });
+      "nn_relu_grad", Kokkos::RangePolicy<>(0, n),
+      KOKKOS_LAMBDA(const int64_t i) { dx[i] = load(y[i]) > 0 ? dy[i] : store_as<S>(typename AccOf<S>::type(0), 0); });
 }
 
 // y = a + b (residual connections; y may alias either).
 template <class T>
 void add(const T* a, const T* b, T* y, int64_t n) {
-  Kokkos::parallel_for("nn_add", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int64_t i) { y[i] = a[i] + b[i]; });
+  Kokkos::parallel_for(
+      "nn_add", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int64_t i) { y[i] = a[i] + b[i]; });
 }
 
 // x *= s.
 template <class T>
 void scale(T* x, T s, int64_t n) {
-  Kokkos::parallel_for("nn_scale", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int64_t i) { x[i] *= s; });
+  Kokkos::parallel_for(
+      "nn_scale", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int64_t i) { x[i] *= s; });
 }
 
 }  // namespace sp::nn

@@ -80,8 +80,8 @@ void gemm(Op ta, Op tb, int M, int N, int K, const SA* A, int64_t lda, const SB*
     Kokkos::View<Acc*> acc(Kokkos::view_alloc(std::string("nn_gemm_acc"), Kokkos::WithoutInitializing),
                            static_cast<size_t>(M) * N);
     if (accumulate) convert(M, N, C, ldc, acc.data(), N);
-    kernels::gemm_tiled_batched<Acc, SA, SB>(1, M, N, K, operand(A, lda, ta), operand(B, ldb, tb),
-                                             {acc.data(), N, 1}, accumulate);
+    kernels::gemm_tiled_batched<Acc, SA, SB>(1, M, N, K, operand(A, lda, ta), operand(B, ldb, tb), {acc.data(), N, 1},
+                                             accumulate);
     convert(M, N, acc.data(), int64_t(N), C, ldc);
   }
 }

@@ -41,7 +41,8 @@ double gemm_rate(const std::vector<GemmShape>& shapes) {
   double flops = 0, seconds = 0;
   for (const auto& sh : shapes) {
     if (sh.m <= 0 || sh.n <= 0 || sh.k <= 0 || sh.count <= 0) continue;
-    Kokkos::View<S*> A("rate_a", size_t(sh.m) * sh.k), B("rate_b", size_t(sh.k) * sh.n), C("rate_c", size_t(sh.m) * sh.n);
+    Kokkos::View<S*> A("rate_a", size_t(sh.m) * sh.k), B("rate_b", size_t(sh.k) * sh.n),
+        C("rate_c", size_t(sh.m) * sh.n);
     auto call = [&] { gemm(Op::N, Op::N, sh.m, sh.n, sh.k, A.data(), sh.k, B.data(), sh.n, C.data(), sh.n); };
     call();
     Kokkos::fence();

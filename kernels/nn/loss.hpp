@@ -17,9 +17,8 @@ namespace sp::nn {
 template <class SY, class ST, class SD, class C>
 void mse_grad(const SY* y, const ST* t, SD* d, int64_t n, C c) {
   Kokkos::parallel_for(
-      "nn_mse_grad", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int64_t i) {
-        d[i] = store_as<SD>(c * (load(y[i]) - load(t[i])), 0);
-      });
+      "nn_mse_grad", Kokkos::RangePolicy<>(0, n),
+      KOKKOS_LAMBDA(const int64_t i) { d[i] = store_as<SD>(c * (load(y[i]) - load(t[i])), 0); });
 }
 
 // mean((y - t)^2), residuals and sum in double.

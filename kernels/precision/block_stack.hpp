@@ -68,7 +68,6 @@ class BlockStack {
   void layer_backward(int l, const Kokkos::View<float*>& in, const Kokkos::View<float*>& out);
 
  private:
-
   StackShape sh_;
   std::vector<Kokkos::View<float*>> W_, dW_;
   Kokkos::View<float*> x0_, dout_, dx_, dz_;

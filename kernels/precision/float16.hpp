@@ -37,7 +37,7 @@ struct fp16_t {
       return {static_cast<uint16_t>(sign | (ax > 0x7f800000u ? 0x7e00u : 0x7c00u))};
     if (ax >= 0x477ff000u)  // >= 65520 = 65504 + half an ulp: the tie rounds to even, i.e. to inf
       return {static_cast<uint16_t>(sign | 0x7c00u)};
-    if (ax < 0x38800000u) {  // below 2^-14: an fp16 subnormal (or zero), in units of 2^-24
+    if (ax < 0x38800000u) {                  // below 2^-14: an fp16 subnormal (or zero), in units of 2^-24
       if (ax <= 0x33000000u) return {sign};  // <= 2^-25: rounds to zero (2^-25 ties to even 0)
       const uint32_t e = ax >> 23;
       const uint32_t m = (ax & 0x7fffffu) | 0x800000u;
@@ -94,11 +94,17 @@ KOKKOS_INLINE_FUNCTION float to_f32(bf16_t x) { return x.to_float(); }
 template <class S>
 KOKKOS_INLINE_FUNCTION S from_f32(float x);
 template <>
-KOKKOS_INLINE_FUNCTION float from_f32<float>(float x) { return x; }
+KOKKOS_INLINE_FUNCTION float from_f32<float>(float x) {
+  return x;
+}
 template <>
-KOKKOS_INLINE_FUNCTION fp16_t from_f32<fp16_t>(float x) { return fp16_t::from_float(x); }
+KOKKOS_INLINE_FUNCTION fp16_t from_f32<fp16_t>(float x) {
+  return fp16_t::from_float(x);
+}
 template <>
-KOKKOS_INLINE_FUNCTION bf16_t from_f32<bf16_t>(float x) { return bf16_t::from_float(x); }
+KOKKOS_INLINE_FUNCTION bf16_t from_f32<bf16_t>(float x) {
+  return bf16_t::from_float(x);
+}
 
 // Storage-type facts used by counts() and error bounds.
 template <class S>

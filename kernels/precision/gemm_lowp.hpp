@@ -22,7 +22,9 @@ struct Widen;
 template <>
 struct Widen<float> {
   template <class S>
-  KOKKOS_INLINE_FUNCTION static float of(S x) { return sp::precision::to_f32(x); }
+  KOKKOS_INLINE_FUNCTION static float of(S x) {
+    return sp::precision::to_f32(x);
+  }
 };
 template <>
 struct Widen<int32_t> {
@@ -35,7 +37,9 @@ struct Widen<int32_t> {
 template <class Acc>
 struct MulAcc {
   template <class S>
-  KOKKOS_INLINE_FUNCTION static Acc of(Acc a, S b) { return a * Widen<Acc>::of(b); }
+  KOKKOS_INLINE_FUNCTION static Acc of(Acc a, S b) {
+    return a * Widen<Acc>::of(b);
+  }
 };
 template <>
 struct MulAcc<int32_t> {

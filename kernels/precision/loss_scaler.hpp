@@ -25,8 +25,8 @@ template <class S>
 int64_t count_nonfinite(Kokkos::View<const S*> g) {
   int64_t bad = 0;
   Kokkos::parallel_reduce(
-      "count_nonfinite", g.extent(0),
-      KOKKOS_LAMBDA(const int64_t i, int64_t& n) { n += finite_f32(g(i)) ? 0 : 1; }, bad);
+      "count_nonfinite", g.extent(0), KOKKOS_LAMBDA(const int64_t i, int64_t& n) { n += finite_f32(g(i)) ? 0 : 1; },
+      bad);
   return bad;
 }
 

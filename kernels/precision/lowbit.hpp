@@ -100,7 +100,8 @@ inline LowbitWeights quantize_lowbit(const Mat<const float>& wt, LowbitScheme sc
   const bool log = scheme == LowbitScheme::log2;
   const int Q = lowbit_qmax(bits);  // uniform: largest code; log2: number of levels L
   Kokkos::parallel_for(
-      "lowbit_quantize", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {N, G}), KOKKOS_LAMBDA(const int j, const int g) {
+      "lowbit_quantize", Kokkos::MDRangePolicy<Kokkos::Rank<2>>({0, 0}, {N, G}),
+      KOKKOS_LAMBDA(const int j, const int g) {
         float mx = 0;
         for (int k = g * group; k < (g + 1) * group; ++k) {
           const float a = wt(j, k) < 0 ? -wt(j, k) : wt(j, k);
@@ -192,7 +193,8 @@ void gemm_lowbit_packed(const Quantized& qa, const LowbitWeights& w, const Mat<f
             const int len = (g + 1) * group - k0 < CH ? (g + 1) * group - k0 : CH;  // a multiple of PER
             for (int b = 0; b < len / PER; ++b) {
               const unsigned byte = packed(j, k0 / PER + b);
-              for (int t = 0; t < PER; ++t) wb[b * PER + t] = static_cast<int8_t>(decode<BITS, LOG>(byte >> (t * BITS)));
+              for (int t = 0; t < PER; ++t)
+                wb[b * PER + t] = static_cast<int8_t>(decode<BITS, LOG>(byte >> (t * BITS)));
             }
             for (int r = 0; r < rows; ++r) {
               const int8_t* ar = &a(i0 + r, k0);
@@ -224,12 +226,19 @@ inline void gemm_xnor(const BinaryRows& a, const LowbitWeights& w, const Mat<flo
 
 inline void gemm_lowbit(const Quantized& qa, const LowbitWeights& w, const Mat<float>& C) {
   const bool log = w.scheme == LowbitScheme::log2;
-  if (log && w.bits == 2) gemm_lowbit_packed<2, true>(qa, w, C);
-  else if (log && w.bits == 4) gemm_lowbit_packed<4, true>(qa, w, C);
-  else if (!log && w.bits == 2) gemm_lowbit_packed<2, false>(qa, w, C);
-  else if (!log && w.bits == 4) gemm_lowbit_packed<4, false>(qa, w, C);
-  else if (!log && w.bits == 8) gemm_lowbit_packed<8, false>(qa, w, C);
-  else throw sp::InputError("gemm_lowbit: no kernel for " + std::to_string(w.bits) + "-bit " + (log ? "log2" : "uniform") + " weights");
+  if (log && w.bits == 2)
+    gemm_lowbit_packed<2, true>(qa, w, C);
+  else if (log && w.bits == 4)
+    gemm_lowbit_packed<4, true>(qa, w, C);
+  else if (!log && w.bits == 2)
+    gemm_lowbit_packed<2, false>(qa, w, C);
+  else if (!log && w.bits == 4)
+    gemm_lowbit_packed<4, false>(qa, w, C);
+  else if (!log && w.bits == 8)
+    gemm_lowbit_packed<8, false>(qa, w, C);
+  else
+    throw sp::InputError("gemm_lowbit: no kernel for " + std::to_string(w.bits) + "-bit " + (log ? "log2" : "uniform") +
+                         " weights");
 }
 
 }  // namespace sp::precision

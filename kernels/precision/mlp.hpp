@@ -31,8 +31,12 @@ class Mlp {
   Mlp(MlpShape sh, const std::vector<float>& x, const std::vector<float>& y, const std::vector<float>& w1,
       const std::vector<float>& w2)
       : sh_(sh),
-        X_("X", x.size()), Y_("Y", y.size()), H_("H", size_t(sh.batch) * sh.hidden), Yhat_("Yhat", y.size()),
-        dY_("dY", y.size()), dH_("dH", H_.extent(0)) {
+        X_("X", x.size()),
+        Y_("Y", y.size()),
+        H_("H", size_t(sh.batch) * sh.hidden),
+        Yhat_("Yhat", y.size()),
+        dY_("dY", y.size()),
+        dH_("dH", H_.extent(0)) {
     for (int l = 0; l < 2; ++l) {
       const auto& w = l ? w2 : w1;
       master_[l] = F("master", w.size());

@@ -22,7 +22,8 @@ inline void sgd_pure_fp16(Kokkos::View<fp16_t*> w16, Kokkos::View<const fp16_t*>
 inline void sgd_master_fp32(Kokkos::View<float*> master, Kokkos::View<const float*> u, Kokkos::View<fp16_t*> w16,
                             int64_t steps) {
   for (int64_t s = 0; s < steps; ++s)
-    Kokkos::parallel_for("sgd_master", master.extent(0), KOKKOS_LAMBDA(const int64_t i) { master(i) -= u(i); });
+    Kokkos::parallel_for(
+        "sgd_master", master.extent(0), KOKKOS_LAMBDA(const int64_t i) { master(i) -= u(i); });
   Kokkos::parallel_for(
       "cast_fp16", master.extent(0), KOKKOS_LAMBDA(const int64_t i) { w16(i) = fp16_t::from_float(master(i)); });
 }

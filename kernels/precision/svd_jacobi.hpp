@@ -22,7 +22,7 @@ struct Svd {
 
 inline Svd svd_jacobi(const std::vector<double>& W, int M, int N, double tol = 1e-14, int max_sweeps = 60) {
   const bool tr = M < N;
-  const int m = tr ? N : M, n = tr ? M : N;  // G is m x n with m >= n
+  const int m = tr ? N : M, n = tr ? M : N;                     // G is m x n with m >= n
   std::vector<double> G(size_t(m) * n), V(size_t(n) * n, 0.0);  // G column-major: column j at j*m
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) (tr ? G[size_t(i) * m + j] : G[size_t(j) * m + i]) = W[size_t(i) * N + j];

@@ -16,16 +16,20 @@ void stream(StreamOp op, Kokkos::View<T*> a, Kokkos::View<T*> b, Kokkos::View<T*
   const auto range = Kokkos::RangePolicy<>(0, a.extent(0));
   switch (op) {
     case StreamOp::copy:
-      Kokkos::parallel_for("stream_copy", range, KOKKOS_LAMBDA(const int64_t i) { c(i) = a(i); });
+      Kokkos::parallel_for(
+          "stream_copy", range, KOKKOS_LAMBDA(const int64_t i) { c(i) = a(i); });
       break;
     case StreamOp::scale:
-      Kokkos::parallel_for("stream_scale", range, KOKKOS_LAMBDA(const int64_t i) { b(i) = q * c(i); });
+      Kokkos::parallel_for(
+          "stream_scale", range, KOKKOS_LAMBDA(const int64_t i) { b(i) = q * c(i); });
       break;
     case StreamOp::add:
-      Kokkos::parallel_for("stream_add", range, KOKKOS_LAMBDA(const int64_t i) { c(i) = a(i) + b(i); });
+      Kokkos::parallel_for(
+          "stream_add", range, KOKKOS_LAMBDA(const int64_t i) { c(i) = a(i) + b(i); });
       break;
     case StreamOp::triad:
-      Kokkos::parallel_for("stream_triad", range, KOKKOS_LAMBDA(const int64_t i) { a(i) = b(i) + q * c(i); });
+      Kokkos::parallel_for(
+          "stream_triad", range, KOKKOS_LAMBDA(const int64_t i) { a(i) = b(i) + q * c(i); });
       break;
   }
 }

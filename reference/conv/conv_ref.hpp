@@ -90,8 +90,8 @@ inline RefTensor add_ref(const RefTensor& a, const RefTensor& b, conv::Act act, 
   RefTensor y = a;
   for (size_t i = 0; i < y.v.size(); ++i) {
     y.v[i] = a.v[i] + b.v[i];
-    y.err[i] = a.err[i] + b.err[i] +
-               u * (static_cast<double>(std::fabs(a.v[i]) + std::fabs(b.v[i])) + a.err[i] + b.err[i]);
+    y.err[i] =
+        a.err[i] + b.err[i] + u * (static_cast<double>(std::fabs(a.v[i]) + std::fabs(b.v[i])) + a.err[i] + b.err[i]);
     activate_ref(act, y.v[i], y.err[i], u);
   }
   return y;

@@ -25,7 +25,8 @@ namespace sp::reference {
 // x: [N][C][H][W]; off: [N][2 dg kh kw][OH][OW] as (dy, dx) per tap; mask:
 // [N][dg kh kw][OH][OW] or empty (v1); w: [C_out][C_in][kh][kw].
 inline RefTensor deform_conv_ref(const conv::ConvSpec& s, int dg, int N, int H, int W, const std::vector<float>& x,
-                                 const std::vector<float>& off, const std::vector<float>& mask, const std::vector<float>& w) {
+                                 const std::vector<float>& off, const std::vector<float>& mask,
+                                 const std::vector<float>& w) {
   const double u = 0x1p-24;
   const int OH = s.out_h(H), OW = s.out_w(W), T = dg * s.kh * s.kw, cpg = s.c_in / dg;
   const int64_t L = int64_t(s.c_in) * s.kh * s.kw;

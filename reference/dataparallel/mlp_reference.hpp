@@ -49,7 +49,9 @@ inline R adam_ratio_cap(R b1, R b2, int t) {
          ((1 - std::pow(b1, static_cast<R>(t))) * std::sqrt(1 - b2)) * std::sqrt(s);
 }
 
-inline R gelu(R z) { return z / 2 * (1 + std::tanh(static_cast<R>(kGeluK) * (z + static_cast<R>(kGeluC) * z * z * z))); }
+inline R gelu(R z) {
+  return z / 2 * (1 + std::tanh(static_cast<R>(kGeluK) * (z + static_cast<R>(kGeluC) * z * z * z)));
+}
 inline R gelu_grad(R z) {
   const R k = kGeluK, c = kGeluC, t = std::tanh(k * (z + c * z * z * z));
   return (1 + t) / 2 + z / 2 * (1 - t * t) * k * (1 + 3 * c * z * z);
@@ -162,7 +164,8 @@ Result train(const MlpShape& s, int batch, int steps, const AdamConfig& cfg, con
     for (size_t i = 0; i < n; ++i) {
       const R mi = b1 * m[i] + (1 - b1) * g[i];
       const R vi = b2 * v[i] + (1 - b2) * g[i] * g[i];
-      em[i] = (1 + 3 * u) * (b1 * em[i] + (1 - b1) * eg[i]) + 3 * u * (b1 * std::fabs(m[i]) + (1 - b1) * std::fabs(g[i]));
+      em[i] =
+          (1 + 3 * u) * (b1 * em[i] + (1 - b1) * eg[i]) + 3 * u * (b1 * std::fabs(m[i]) + (1 - b1) * std::fabs(g[i]));
       ev[i] = (1 + 4 * u) * (b2 * ev[i] + (1 - b2) * (2 * std::fabs(g[i]) * eg[i] + eg[i] * eg[i])) +
               4 * u * (b2 * v[i] + (1 - b2) * g[i] * g[i]);
       m[i] = mi, v[i] = vi;

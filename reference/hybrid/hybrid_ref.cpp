@@ -264,9 +264,8 @@ Model train(const ModelShape& m, int steps, const AdamConsts& ac) {
       for (size_t i = 0; i < dz.a.size(); ++i) dz.a[i] = dz.a[i] * gelu_grad(s.z.a[i]);
       g[{l, Tensor::w1}] = mul_tn(s.ln2.y, dz);
       const Matrix dln2 = mul_nt(dz, w[{l, Tensor::w1}]);
-      Matrix dx1 = plus(ln_backward(s.x1, w[{l, Tensor::ln2_g}], s.ln2, dln2, g[{l, Tensor::ln2_g}],
-                                    g[{l, Tensor::ln2_b}]),
-                        dy);
+      Matrix dx1 =
+          plus(ln_backward(s.x1, w[{l, Tensor::ln2_g}], s.ln2, dln2, g[{l, Tensor::ln2_g}], g[{l, Tensor::ln2_b}]), dy);
       g[{l, Tensor::wo}] = mul_tn(s.at.O, dx1);
       const Matrix dO = mul_nt(dx1, w[{l, Tensor::wo}]);
       Matrix dQ, dK, dV;
@@ -286,8 +285,8 @@ Model train(const ModelShape& m, int steps, const AdamConsts& ac) {
           }
           dln1(i, j) = d.finish();
         }
-      dy = plus(ln_backward(s.x, w[{l, Tensor::ln1_g}], s.ln1, dln1, g[{l, Tensor::ln1_g}], g[{l, Tensor::ln1_b}]),
-                dx1);
+      dy =
+          plus(ln_backward(s.x, w[{l, Tensor::ln1_g}], s.ln1, dln1, g[{l, Tensor::ln1_g}], g[{l, Tensor::ln1_b}]), dx1);
     }
     // Adam, with the kernel's fp32 constants.
     // As nn::adam_update evaluates them in T.

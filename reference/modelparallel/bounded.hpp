@@ -49,9 +49,7 @@ inline Eb rounded(long double v, long double e) { return {v, e + kU * (std::fabs
 
 inline Eb operator+(Eb x, Eb y) { return rounded(x.v + y.v, x.e + y.e); }
 inline Eb operator-(Eb x, Eb y) { return rounded(x.v - y.v, x.e + y.e); }
-inline Eb operator*(Eb x, Eb y) {
-  return rounded(x.v * y.v, std::fabs(x.v) * y.e + x.e * std::fabs(y.v) + x.e * y.e);
-}
+inline Eb operator*(Eb x, Eb y) { return rounded(x.v * y.v, std::fabs(x.v) * y.e + x.e * std::fabs(y.v) + x.e * y.e); }
 inline Eb operator/(Eb x, Eb y) {  // needs |y.v| > y.e
   const long double ay = std::fabs(y.v);
   return rounded(x.v / y.v, (x.e * ay + std::fabs(x.v) * y.e) / (ay * (ay - y.e)));

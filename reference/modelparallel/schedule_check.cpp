@@ -103,7 +103,8 @@ ScheduleSim simulate_schedule(const std::vector<std::vector<mp::Op>>& ranks, int
     if (!progressed) {
       std::string where;
       for (int i = 0; i < p; ++i)
-        if (pc[i] < ranks[i].size()) where += " rank " + std::to_string(i) + " waits at " + describe(ranks[i][pc[i]]) + ";";
+        if (pc[i] < ranks[i].size())
+          where += " rank " + std::to_string(i) + " waits at " + describe(ranks[i][pc[i]]) + ";";
       r.error = "deadlock:" + where;
       return r;
     }

@@ -18,17 +18,16 @@ namespace sp::reference {
 
 struct ScheduleSim {
   bool ok = false;
-  std::string error;                      // first violation found ("" when ok)
-  double makespan = 0;                    // simulated step time
-  std::vector<double> busy;               // per rank: time spent computing
-  std::vector<int> peak_stash;            // per rank: most (mb, chunk) activation sets held at once
+  std::string error;                       // first violation found ("" when ok)
+  double makespan = 0;                     // simulated step time
+  std::vector<double> busy;                // per rank: time spent computing
+  std::vector<int> peak_stash;             // per rank: most (mb, chunk) activation sets held at once
   std::vector<std::vector<double>> start;  // per rank, per op: simulated start time
   double bubble(int rank) const { return makespan > 0 ? 1 - busy[rank] / makespan : 0; }
 };
 
 // tf, tb: time of one forward / backward of one chunk (uniform chunks).
-ScheduleSim simulate_schedule(const std::vector<std::vector<mp::Op>>& ranks, int p, int m, int v, double tf,
-                              double tb);
+ScheduleSim simulate_schedule(const std::vector<std::vector<mp::Op>>& ranks, int p, int m, int v, double tf, double tb);
 // cost(rank, k): time of rank's k-th operation (e.g. measured durations, to
 // replay a run without its communication and scheduling delays).
 ScheduleSim simulate_schedule(const std::vector<std::vector<mp::Op>>& ranks, int p, int m, int v,

@@ -19,8 +19,8 @@ struct ProductRef {
 };
 
 // C = op(A) op(B) (+ Cold): A stored M x K (or K x M when ta), B K x N (or N x K when tb).
-inline ProductRef gemm(int M, int N, int K, const std::vector<double>& A, bool ta, const std::vector<double>& B, bool tb,
-                       const std::vector<double>* Cold = nullptr) {
+inline ProductRef gemm(int M, int N, int K, const std::vector<double>& A, bool ta, const std::vector<double>& B,
+                       bool tb, const std::vector<double>* Cold = nullptr) {
   ProductRef r{std::vector<R>(size_t(M) * N), std::vector<R>(size_t(M) * N)};
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
@@ -77,8 +77,8 @@ void softmax_grad(const std::vector<T>& P, std::vector<T>& g, int rows, int cols
 
 // Layer norm over rows of n; returns y and fills mean, rstd.
 template <class T>
-std::vector<T> layernorm(const std::vector<T>& x, int rows, int n, const std::vector<T>& g, const std::vector<T>& b, T eps,
-                         std::vector<T>& mean, std::vector<T>& rstd) {
+std::vector<T> layernorm(const std::vector<T>& x, int rows, int n, const std::vector<T>& g, const std::vector<T>& b,
+                         T eps, std::vector<T>& mean, std::vector<T>& rstd) {
   std::vector<T> y(x.size());
   mean.assign(rows, 0), rstd.assign(rows, 0);
   for (int r = 0; r < rows; ++r) {

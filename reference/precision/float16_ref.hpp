@@ -28,9 +28,12 @@ inline double decode16(uint16_t bits, const Format16& f) {
   const int m = bits & ((1 << frac_bits) - 1);
   const int bias = f.emax;
   double v;
-  if (e == (1 << f.exp_bits) - 1) v = m ? NAN : INFINITY;
-  else if (e == 0) v = std::ldexp(static_cast<double>(m), f.emin - frac_bits);
-  else v = std::ldexp(1.0 + std::ldexp(static_cast<double>(m), -frac_bits), e - bias);
+  if (e == (1 << f.exp_bits) - 1)
+    v = m ? NAN : INFINITY;
+  else if (e == 0)
+    v = std::ldexp(static_cast<double>(m), f.emin - frac_bits);
+  else
+    v = std::ldexp(1.0 + std::ldexp(static_cast<double>(m), -frac_bits), e - bias);
   return sign ? -v : v;
 }
 
@@ -53,8 +56,7 @@ inline uint16_t encode16(double x, const Format16& f) {
   const double max_finite = std::ldexp(2.0 - std::ldexp(1.0, -frac_bits), f.emax);
   if (r > max_finite) return sign | inf;
   // Encode the rounded value (which may have moved up one binade).
-  if (r < std::ldexp(1.0, f.emin))
-    return sign | static_cast<uint16_t>(r / std::ldexp(1.0, f.emin - frac_bits));
+  if (r < std::ldexp(1.0, f.emin)) return sign | static_cast<uint16_t>(r / std::ldexp(1.0, f.emin - frac_bits));
   std::frexp(r, &exp2);
   const int er = exp2 - 1;
   const double frac = r / std::ldexp(1.0, er) - 1.0;  // in [0, 1)

@@ -52,8 +52,8 @@ inline long double eckart_young_ref(const std::vector<long double>& s, int r) {
 }
 
 // ||W - P Q||_F with P (M x r), Q (r x N) row-major.
-inline long double lowrank_error_ref(const std::vector<float>& W, const std::vector<float>& P, const std::vector<float>& Q,
-                                     int M, int N, int r) {
+inline long double lowrank_error_ref(const std::vector<float>& W, const std::vector<float>& P,
+                                     const std::vector<float>& Q, int M, int N, int r) {
   long double e = 0;
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {

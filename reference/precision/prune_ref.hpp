@@ -12,7 +12,8 @@ namespace sp::reference {
 inline std::vector<char> magnitude_mask_ref(const std::vector<float>& w, int64_t keep) {
   std::vector<std::pair<float, int64_t>> v;
   for (int64_t i = 0; i < int64_t(w.size()); ++i) v.push_back({std::fabs(w[i]), i});
-  std::sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+  std::sort(v.begin(), v.end(),
+            [](auto& a, auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
   std::vector<char> mask(w.size(), 0);
   for (int64_t i = 0; i < keep; ++i) mask[v[i].second] = 1;
   return mask;

@@ -22,10 +22,22 @@ StreamExpected stream_ref(int op, const std::vector<T>& a, const std::vector<T>&
   e.scale.resize(n);
   for (size_t i = 0; i < n; ++i) {
     long double A = a[i], B = b[i], C = c[i], Q = q;
-    if (op == 0) { e.value[i] = A; e.scale[i] = A < 0 ? -A : A; }
-    if (op == 1) { e.value[i] = Q * C; e.scale[i] = Q * C < 0 ? -(Q * C) : Q * C; }
-    if (op == 2) { e.value[i] = A + B; e.scale[i] = (A < 0 ? -A : A) + (B < 0 ? -B : B); }
-    if (op == 3) { e.value[i] = B + Q * C; e.scale[i] = (B < 0 ? -B : B) + (Q * C < 0 ? -(Q * C) : Q * C); }
+    if (op == 0) {
+      e.value[i] = A;
+      e.scale[i] = A < 0 ? -A : A;
+    }
+    if (op == 1) {
+      e.value[i] = Q * C;
+      e.scale[i] = Q * C < 0 ? -(Q * C) : Q * C;
+    }
+    if (op == 2) {
+      e.value[i] = A + B;
+      e.scale[i] = (A < 0 ? -A : A) + (B < 0 ? -B : B);
+    }
+    if (op == 3) {
+      e.value[i] = B + Q * C;
+      e.scale[i] = (B < 0 ? -B : B) + (Q * C < 0 ? -(Q * C) : Q * C);
+    }
   }
   e.rounding_steps = op == 0 ? 0 : op == 3 ? 2 : 1;
   return e;

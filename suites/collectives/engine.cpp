@@ -67,14 +67,18 @@ namespace {
 
 template <class T>
 double as_double(T x) {
-  if constexpr (std::is_same_v<T, fp16>) return static_cast<float>(x);
-  else return static_cast<double>(x);
+  if constexpr (std::is_same_v<T, fp16>)
+    return static_cast<float>(x);
+  else
+    return static_cast<double>(x);
 }
 
 template <class T>
 T from_int(int v) {
-  if constexpr (std::is_same_v<T, fp16>) return fp16(static_cast<float>(v));
-  else return static_cast<T>(v);
+  if constexpr (std::is_same_v<T, fp16>)
+    return fp16(static_cast<float>(v));
+  else
+    return static_cast<T>(v);
 }
 
 }  // namespace
@@ -141,8 +145,10 @@ class TypedBuffers : public Engine::Buffers {
       run_project(s, t, algo, buf, ph);
     }
     if (staged) {
-      if (s.inplace) Kokkos::deep_copy(send_, hsend_);
-      else Kokkos::deep_copy(recv_, hrecv_);
+      if (s.inplace)
+        Kokkos::deep_copy(send_, hsend_);
+      else
+        Kokkos::deep_copy(recv_, hrecv_);
     }
   }
 
@@ -260,8 +266,7 @@ class TypedBuffers : public Engine::Buffers {
       timed(ph, "all-gather", [&] { ring_all_gather(t, buf, n); });
   }
 
-  void run_project(const CaseSpec& s, Transport& t, const std::string& algo, T* buf,
-                          PhaseClock& ph) {
+  void run_project(const CaseSpec& s, Transport& t, const std::string& algo, T* buf, PhaseClock& ph) {
     const size_t n = s.count;
     // Room for n elements, kept across calls: the reducing algorithms
     // receive into it (each needs at most n).
@@ -282,8 +287,7 @@ class TypedBuffers : public Engine::Buffers {
         }
         return;
       case Coll::reduce_scatter:
-      case Coll::all_gather:
-        break;
+      case Coll::all_gather: break;
       case Coll::broadcast:
         if (algo == "ring") return chain_broadcast(t, buf, n, s.root);
         if (algo == "binomial") return binomial_broadcast(t, buf, n, s.root);
@@ -332,8 +336,7 @@ void Engine::run(const std::string& algo) {
 CheckResult Engine::check() { return buf_->check(spec_, transport_->rank(), transport_->size()); }
 
 std::unique_ptr<Engine::Sampler> Engine::calibration(const std::string& algo) {
-  const MessageShape m =
-      message_shape(spec_.name(), algo, transport_->size(), spec_.count, dtype_size(spec_.dtype));
+  const MessageShape m = message_shape(spec_.name(), algo, transport_->size(), spec_.count, dtype_size(spec_.dtype));
   return buf_->sampler(*transport_, m, spec_.op);
 }
 

@@ -22,7 +22,7 @@ struct CaseSpec {
   Coll coll = Coll::all_reduce;
   Dtype dtype = Dtype::fp32;
   Op op = Op::sum;
-  size_t count = 0;      // elements of the whole buffer (nccl-tests' count for all-reduce)
+  size_t count = 0;  // elements of the whole buffer (nccl-tests' count for all-reduce)
   bool inplace = true;
   int root = 0;
   size_t bytes() const { return count * dtype_size(dtype); }
@@ -53,9 +53,9 @@ class Engine {
   const CaseSpec& spec() const { return spec_; }
   // The transport of the last call (MPI or self; NCCL for ring_nccl).
   Transport& transport() { return last_ ? *last_ : *transport_; }
-  void reset_inputs();                 // the reference inputs, sentinels in the output buffer
-  void run(const std::string& algo);   // one call
-  CheckResult check();                 // output of the last call vs the reference
+  void reset_inputs();                // the reference inputs, sentinels in the output buffer
+  void run(const std::string& algo);  // one call
+  CheckResult check();                // output of the last call vs the reference
   // Seconds of each phase of the last call on this rank (ring and
   // Rabenseifner all-reduce: "reduce-scatter" and "all-gather").
   const std::map<std::string, double>& phase_seconds() const { return phases_.totals(); }

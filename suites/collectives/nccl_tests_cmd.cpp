@@ -51,13 +51,13 @@ std::string json_parent(const std::string& file) {
 }
 
 struct Timing {
-  double seconds = 0;      // per call: median over calls of the max over ranks
-  long long wrong = -1;    // -1: not checked
-  std::map<std::string, double> phases;  // per call: max over ranks of each rank's median
+  double seconds = 0;                      // per call: median over calls of the max over ranks
+  long long wrong = -1;                    // -1: not checked
+  std::map<std::string, double> phases;    // per call: max over ranks of each rank's median
   std::map<std::string, Traffic> traffic;  // this rank's, last call
-  AlphaBetaGamma model;                     // calibrated alongside on the algorithm's link pattern
-  AlphaBetaGamma model_pp;                  // the same with the one-way (ping-pong) calibration
-  CycleTimes cycle;                         // the calibration's ring cycle at the largest message
+  AlphaBetaGamma model;                    // calibrated alongside on the algorithm's link pattern
+  AlphaBetaGamma model_pp;                 // the same with the one-way (ping-pong) calibration
+  CycleTimes cycle;                        // the calibration's ring cycle at the largest message
 };
 
 // Each call is timed on its own between barriers (max over ranks), and the
@@ -167,9 +167,10 @@ int run(const Options& o) {
   // Sizes outer, algorithms inner: the algorithms compared at one size are
   // measured back to back, under the same background load.
   if (rank == 0) {
-    std::printf("# scaleproof nccl-tests  %s  ranks: %d  op: %s  type: %s  root: %d  iters: %d  warmup: %d  settle: %d\n",
-                c.name.c_str(), p, c.has_op ? op_name(base.op) : "none", nccl_type_name(base.dtype),
-                c.has_root ? o.root : -1, o.iters, o.warmup, o.settle);
+    std::printf(
+        "# scaleproof nccl-tests  %s  ranks: %d  op: %s  type: %s  root: %d  iters: %d  warmup: %d  settle: %d\n",
+        c.name.c_str(), p, c.has_op ? op_name(base.op) : "none", nccl_type_name(base.dtype), c.has_root ? o.root : -1,
+        o.iters, o.warmup, o.settle);
     std::printf("# time: median over calls of the slowest rank; busbw = algbw * %.3g (nccl-tests)\n",
                 busbw_factor(c.name, p));
     std::printf("#%84s%33s%s\n", "out-of-place", "in-place",
@@ -182,7 +183,7 @@ int run(const Options& o) {
                 "(us)", "(us)", "(us)", "", "", "(B)", "(B)");
   }
   nlohmann::json rows = nlohmann::json::array();
-  long long wrong = 0;  // over every checked call, as nccl-tests' "Out of bounds values"
+  long long wrong = 0;               // over every checked call, as nccl-tests' "Out of bounds values"
   std::vector<std::string> summary;  // model and traffic at the largest size, per algorithm
   for (size_t bytes : sizes) {
     CaseSpec s = base;
@@ -221,28 +222,44 @@ int run(const Options& o) {
       };
       auto bw = [&](double sec) { return sec > 0 ? S / sec / 1e9 : 0.0; };
       if (rank == 0) {
-        std::printf("  %12zu %12zu %6s %5s %4d %-18s %9.1f %8.2f %8.2f %6s %9.1f %8.2f %8.2f %6s  | %9s %9s %9s %7s %7s %11.0f %11s\n",
-                    s.bytes(), s.count, nccl_type_name(s.dtype), c.has_op ? op_name(s.op) : "none",
-                    c.has_root ? s.root : -1, algo.c_str(), t[0].seconds * 1e6, bw(t[0].seconds),
-                    bw(t[0].seconds) * F, fmt_wrong(t[0].wrong).c_str(), t[1].seconds * 1e6, bw(t[1].seconds),
-                    bw(t[1].seconds) * F, fmt_wrong(t[1].wrong).c_str(), num(ph("reduce-scatter"), "%.1f").c_str(),
-                    num(ph("all-gather"), "%.1f").c_str(), num(pred * 1e6, "%.1f").c_str(),
-                    num(pred > 0 ? 100 * (t[1].seconds / pred - 1) : NAN, "%+.1f%%").c_str(),
-                    num(pred_pp > 0 ? 100 * (t[1].seconds / pred_pp - 1) : NAN, "%+.1f%%").c_str(), tx,
-                    num(formula.empty() && p > 1 ? NAN : tx_formula, "%.0f").c_str());
+        std::printf(
+            "  %12zu %12zu %6s %5s %4d %-18s %9.1f %8.2f %8.2f %6s %9.1f %8.2f %8.2f %6s  | %9s %9s %9s %7s %7s %11.0f "
+            "%11s\n",
+            s.bytes(), s.count, nccl_type_name(s.dtype), c.has_op ? op_name(s.op) : "none", c.has_root ? s.root : -1,
+            algo.c_str(), t[0].seconds * 1e6, bw(t[0].seconds), bw(t[0].seconds) * F, fmt_wrong(t[0].wrong).c_str(),
+            t[1].seconds * 1e6, bw(t[1].seconds), bw(t[1].seconds) * F, fmt_wrong(t[1].wrong).c_str(),
+            num(ph("reduce-scatter"), "%.1f").c_str(), num(ph("all-gather"), "%.1f").c_str(),
+            num(pred * 1e6, "%.1f").c_str(), num(pred > 0 ? 100 * (t[1].seconds / pred - 1) : NAN, "%+.1f%%").c_str(),
+            num(pred_pp > 0 ? 100 * (t[1].seconds / pred_pp - 1) : NAN, "%+.1f%%").c_str(), tx,
+            num(formula.empty() && p > 1 ? NAN : tx_formula, "%.0f").c_str());
         auto opt = [](double v) { return std::isnan(v) ? nlohmann::json() : nlohmann::json(v); };
         // The calibration cycle's parts at the largest message; null where the cycle has none.
         auto part = [&](double sec) { return opt(model && sec > 0 ? sec * 1e6 : NAN); };
-        rows.push_back({{"collective", c.name}, {"algorithm", algo}, {"ranks", p}, {"size_B", s.bytes()},
-                        {"count", s.count}, {"type", nccl_type_name(s.dtype)}, {"op", op_name(s.op)},
-                        {"oop_time_us", t[0].seconds * 1e6}, {"oop_wrong", t[0].wrong},
-                        {"ip_time_us", t[1].seconds * 1e6}, {"ip_wrong", t[1].wrong},
-                        {"algbw_GBps", bw(t[1].seconds)}, {"busbw_GBps", bw(t[1].seconds) * F},
-                        {"rs_us", opt(ph("reduce-scatter"))}, {"ag_us", opt(ph("all-gather"))},
-                        {"alpha_s", abg.alpha}, {"beta_s_per_B", abg.beta}, {"gamma_s_per_B", abg.gamma},
-                        {"model_us", opt(pred * 1e6)}, {"link", exchange ? "exchange" : "one-way"},
-                        {"pingpong_alpha_s", t[1].model_pp.alpha}, {"pingpong_beta_s_per_B", t[1].model_pp.beta},
-                        {"model_pingpong_us", opt(pred_pp * 1e6)}, {"tx_per_rank_B", tx}, {"tx_formula_B", tx_formula},
+        rows.push_back({{"collective", c.name},
+                        {"algorithm", algo},
+                        {"ranks", p},
+                        {"size_B", s.bytes()},
+                        {"count", s.count},
+                        {"type", nccl_type_name(s.dtype)},
+                        {"op", op_name(s.op)},
+                        {"oop_time_us", t[0].seconds * 1e6},
+                        {"oop_wrong", t[0].wrong},
+                        {"ip_time_us", t[1].seconds * 1e6},
+                        {"ip_wrong", t[1].wrong},
+                        {"algbw_GBps", bw(t[1].seconds)},
+                        {"busbw_GBps", bw(t[1].seconds) * F},
+                        {"rs_us", opt(ph("reduce-scatter"))},
+                        {"ag_us", opt(ph("all-gather"))},
+                        {"alpha_s", abg.alpha},
+                        {"beta_s_per_B", abg.beta},
+                        {"gamma_s_per_B", abg.gamma},
+                        {"model_us", opt(pred * 1e6)},
+                        {"link", exchange ? "exchange" : "one-way"},
+                        {"pingpong_alpha_s", t[1].model_pp.alpha},
+                        {"pingpong_beta_s_per_B", t[1].model_pp.beta},
+                        {"model_pingpong_us", opt(pred_pp * 1e6)},
+                        {"tx_per_rank_B", tx},
+                        {"tx_formula_B", tx_formula},
                         {"calib_first_transfer_us", part(t[1].cycle.first_transfer)},
                         {"calib_reduce_us", part(t[1].cycle.reduce)},
                         {"calib_last_transfer_us", part(t[1].cycle.last_transfer)}});
@@ -250,11 +267,11 @@ int run(const Options& o) {
       if (bytes != sizes.back()) continue;
       char line[320];
       if (model) {
-        int w = std::snprintf(line, sizeof line,
-                              "#   %s at %zu B: %s alpha %.3g us, beta %.4g ns/B (%.2f GB/s), gamma %.4g ns/B (%.2f GB/s)",
-                              algo.c_str(), s.bytes(), exchange ? "exchange" : "one-way", abg.alpha * 1e6,
-                              abg.beta * 1e9, abg.beta > 0 ? 1e-9 / abg.beta : 0.0, abg.gamma * 1e9,
-                              abg.gamma > 0 ? 1e-9 / abg.gamma : 0.0);
+        int w = std::snprintf(
+            line, sizeof line,
+            "#   %s at %zu B: %s alpha %.3g us, beta %.4g ns/B (%.2f GB/s), gamma %.4g ns/B (%.2f GB/s)", algo.c_str(),
+            s.bytes(), exchange ? "exchange" : "one-way", abg.alpha * 1e6, abg.beta * 1e9,
+            abg.beta > 0 ? 1e-9 / abg.beta : 0.0, abg.gamma * 1e9, abg.gamma > 0 ? 1e-9 / abg.gamma : 0.0);
         if (exchange && w > 0 && w < static_cast<int>(sizeof line))
           std::snprintf(line + w, sizeof line - w, "; ping-pong alpha %.3g us, beta %.4g ns/B",
                         t[1].model_pp.alpha * 1e6, t[1].model_pp.beta * 1e9);
@@ -299,13 +316,15 @@ sp::Registry::Command add(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("-b,--minbytes", o.begin, "Smallest size (K, M, G suffixes)")->capture_default_str();
   sub->add_option("-e,--maxbytes", o.end, "Largest size")->capture_default_str();
-  auto* factor = sp::cli::range(sub->add_option("-f,--stepfactor", o.factor, "Multiply the size by this (an integer)"), 2, 1 << 20)
-      ->capture_default_str();
+  auto* factor =
+      sp::cli::range(sub->add_option("-f,--stepfactor", o.factor, "Multiply the size by this (an integer)"), 2, 1 << 20)
+          ->capture_default_str();
   sub->add_option("-i,--stepbytes", o.step, "Add this to the size instead of -f")->excludes(factor);
   sub->add_option("-o,--op", o.op, "sum, max, min")->capture_default_str();
   sub->add_option("-d,--datatype", o.dtype, "half, float, double, int32 (or fp16, fp32, fp64)")->capture_default_str();
   sub->add_option("-a,--algorithms", o.algos, "Comma-separated algorithms (default: all that fit this rank count)");
-  sp::cli::range(sub->add_option("-r,--root", o.root, "Root rank of broadcast and reduce"), 0, 1 << 30)->capture_default_str();
+  sp::cli::range(sub->add_option("-r,--root", o.root, "Root rank of broadcast and reduce"), 0, 1 << 30)
+      ->capture_default_str();
   sp::cli::range(sub->add_option("-n,--iters", o.iters, "Timed calls per size"), 1, 1e9)->capture_default_str();
   sp::cli::range(sub->add_option("-w,--warmup_iters", o.warmup, "Untimed calls first"), 0, 1e9)->capture_default_str();
   sp::cli::range(sub->add_option("-s,--settle", o.settle,

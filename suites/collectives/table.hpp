@@ -12,10 +12,10 @@ enum class Coll { all_reduce, reduce_scatter, all_gather, broadcast, reduce };
 
 struct CollInfo {
   Coll id;
-  std::string name;     // technique name and the nccl-tests -c value
+  std::string name;  // technique name and the nccl-tests -c value
   std::string summary;
-  bool has_op;          // reduces (sum, max, min)
-  bool has_root;        // rooted (broadcast, reduce)
+  bool has_op;                          // reduces (sum, max, min)
+  bool has_root;                        // rooted (broadcast, reduce)
   std::vector<std::string> algorithms;  // the project's, the model's reference algorithm first
   double min_vs_baseline;               // declared throughput band vs the vendor at p >= 2
 };

@@ -47,7 +47,8 @@ class CollectiveTechnique : public sp::Technique {
     i.param_sets.push_back({S::conformance, make_params(c, "fp32", "sum", 12, 1)});
     // 1025 is odd and prime to 2, 3, 4: uneven chunks at every p > 1.
     const long odd = 1025;
-    for (const char* t : {"fp32", "fp64", "int32", "fp16"}) i.param_sets.push_back({S::conformance, make_params(c, t, "sum", odd, 1)});
+    for (const char* t : {"fp32", "fp64", "int32", "fp16"})
+      i.param_sets.push_back({S::conformance, make_params(c, t, "sum", odd, 1)});
     if (c.has_op)
       for (const char* t : {"fp32", "int32", "fp16"})
         for (const char* op : {"max", "min"}) i.param_sets.push_back({S::conformance, make_params(c, t, op, odd, 1)});
@@ -90,7 +91,8 @@ class CollectiveTechnique : public sp::Technique {
   }
 
   void validate(const sp::Params& p, int nranks) const override {
-    if (!info_.ranks.accepts(nranks)) throw sp::InputError(info_.name + " cannot use " + std::to_string(nranks) + " ranks");
+    if (!info_.ranks.accepts(nranks))
+      throw sp::InputError(info_.name + " cannot use " + std::to_string(nranks) + " ranks");
     for (auto& [k, v] : p.items())
       if (k != "count" && k != "dtype" && k != "op" && k != "inplace" && k != "root")
         throw sp::InputError(info_.name + ": unknown parameter '" + k + "'");
@@ -152,8 +154,10 @@ class CollectiveTechnique : public sp::Technique {
   }
 
   void run_probe(const std::string& call) override {
-    if (call == kCalibrationSample) sampler_->sample();
-    else engine_->run(call);
+    if (call == kCalibrationSample)
+      sampler_->sample();
+    else
+      engine_->run(call);
   }
 
   void probes_done(const std::string& variant, std::map<std::string, double>& out) override {

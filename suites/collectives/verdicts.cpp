@@ -95,13 +95,15 @@ void judge_case(const sp::Info& info, const CaseSpec& s, const std::string& labe
       const double tol = info.tol.prediction_rel;
       const bool judged = p >= 2 && S >= kJudgedBytes && s.inplace;
       band(v, 1 - tol, 1 + tol, judged,
-           p < 2 ? "p = 1: nothing to communicate" : !s.inplace ? "out of place adds a copy the model leaves out"
-                                                               : "below 1 MiB: latency noise dominates");
+           p < 2        ? "p = 1: nothing to communicate"
+           : !s.inplace ? "out of place adds a copy the model leaves out"
+                        : "below 1 MiB: latency noise dominates");
       char buf[220];
-      std::snprintf(buf, sizeof buf,
-                    "alpha %.3g us, beta %.3g GB/s, gamma %.3g GB/s; err %+.1f%% (vs the benchmark's own time: %+.1f%%)",
-                    abg.alpha * 1e6, abg.beta > 0 ? 1e-9 / abg.beta : 0.0, abg.gamma > 0 ? 1e-9 / abg.gamma : 0.0,
-                    100 * (v.ratio - 1), 100 * (m.seconds / pred - 1));
+      std::snprintf(
+          buf, sizeof buf,
+          "alpha %.3g us, beta %.3g GB/s, gamma %.3g GB/s; err %+.1f%% (vs the benchmark's own time: %+.1f%%)",
+          abg.alpha * 1e6, abg.beta > 0 ? 1e-9 / abg.beta : 0.0, abg.gamma > 0 ? 1e-9 / abg.gamma : 0.0,
+          100 * (v.ratio - 1), 100 * (m.seconds / pred - 1));
       v.note = v.note.empty() ? buf : v.note + "; " + buf;
       out.push_back(v);
       // The textbook calibration (ping-pong alpha and beta) beside it, reported:
@@ -144,8 +146,8 @@ void judge_case(const sp::Info& info, const CaseSpec& s, const std::string& labe
     }
   }
   if (algo == "param_server" && p > 1) {
-    auto v = make(info, label, algo, "bytes through the server (2(p-1)n)", "B", 2.0 * (p - 1) * S,
-                  counter(m, "server_B"));
+    auto v =
+        make(info, label, algo, "bytes through the server (2(p-1)n)", "B", 2.0 * (p - 1) * S, counter(m, "server_B"));
     band(v, 1, 1, true, "");
     out.push_back(v);
   }

@@ -24,7 +24,8 @@ Structure stack(int n, int k) {
           [n, k](const Params& p) {
             Net net = input(p);
             int x = 0;
-            for (int i = 0; i < n; ++i) x = net.conv(x, layer(k, k, I(p, "C"), I(p, "C"), i + 1 < n ? Act::relu : Act::none, 1, B(p)));
+            for (int i = 0; i < n; ++i)
+              x = net.conv(x, layer(k, k, I(p, "C"), I(p, "C"), i + 1 < n ? Act::relu : Act::none, 1, B(p)));
             return net;
           },
           [n, k](const Params& p) {
@@ -45,11 +46,14 @@ std::vector<sp::ParamSet> stack_sets() {
 // n stacked 3x3 vs one k x k with the same receptive field k = 1 + 2n.
 Declaration stacked_vs_single(int n, int k) {
   const std::string ks = std::to_string(k);
-  return block("block_stack" + ks, std::to_string(n) + " stacked 3x3 vs one " + ks + "x" + ks + " (same receptive field " + ks + ")",
+  return block("block_stack" + ks,
+               std::to_string(n) + " stacked 3x3 vs one " + ks + "x" + ks + " (same receptive field " + ks + ")",
                stack_sets(), stack(n, 3), stack(1, k),
-               {[n, k](const Params& p) { return models::stacked_params(1, k, I(p, "C"), B(p)) / models::stacked_params(n, 3, I(p, "C"), B(p)); },
-                std::to_string(k * k) + "C^2/" + std::to_string(9 * n) + "C^2 (VGG 2.3; with biases (" + std::to_string(k * k) +
-                    "C+1)/(" + std::to_string(9 * n) + "C+" + std::to_string(n) + "))"},
+               {[n, k](const Params& p) {
+                  return models::stacked_params(1, k, I(p, "C"), B(p)) / models::stacked_params(n, 3, I(p, "C"), B(p));
+                },
+                std::to_string(k * k) + "C^2/" + std::to_string(9 * n) + "C^2 (VGG 2.3; with biases (" +
+                    std::to_string(k * k) + "C+1)/(" + std::to_string(9 * n) + "C+" + std::to_string(n) + "))"},
                "docs/conv.md Lightweight convolution: VGG 2.3");
 }
 
@@ -69,9 +73,10 @@ Declaration asym() {
                   pr.rf = 3;
                   return pr;
                 }};
-  return block("block_asym", "1x3 then 3x1 vs 3x3 (Inception-v3: saves 33%)", shapes({}, {}), blk, single("3x3", 3),
-               {[](const Params&) { return 1 / models::asymmetric_ratio(3); }, "n^2/2n = 3/2, a 33% saving (Inception-v3 3)"},
-               "docs/conv.md Lightweight convolution: Inception-v3 3");
+  return block(
+      "block_asym", "1x3 then 3x1 vs 3x3 (Inception-v3: saves 33%)", shapes({}, {}), blk, single("3x3", 3),
+      {[](const Params&) { return 1 / models::asymmetric_ratio(3); }, "n^2/2n = 3/2, a 33% saving (Inception-v3 3)"},
+      "docs/conv.md Lightweight convolution: Inception-v3 3");
 }
 
 Declaration bottleneck() {
@@ -89,10 +94,11 @@ Declaration bottleneck() {
                   pr.rf = 3;
                   return pr;
                 }};
-  return block("block_bottleneck", "1x1 M->K then 3x3 K->N vs 3x3 M->N (M = N = C)", shapes({{"K", "3"}}, {{"K", "16"}}),
-               blk, single("standard3x3", 3),
+  return block("block_bottleneck", "1x1 M->K then 3x3 K->N vs 3x3 M->N (M = N = C)",
+               shapes({{"K", "3"}}, {{"K", "16"}}), blk, single("standard3x3", 3),
                {[](const Params& p) {
-                  return models::conv_params(3, 3, I(p, "C"), I(p, "C")) / models::bottleneck_params(I(p, "C"), I(p, "K"), I(p, "C"), 3);
+                  return models::conv_params(3, 3, I(p, "C"), I(p, "C")) /
+                         models::bottleneck_params(I(p, "C"), I(p, "K"), I(p, "C"), 3);
                 },
                 "9MN/(MK + 9KN)"},
                "docs/conv.md Lightweight convolution: bottleneck");
@@ -114,10 +120,11 @@ Declaration separable() {
                   pr.rf = 3;
                   return pr;
                 }};
-  return block("block_separable", "depthwise 3x3 + pointwise vs standard 3x3 (MobileNet)", shapes({}, {}), blk,
-               single("standard3x3", 3),
-               {[](const Params& p) { return 1 / models::separable_ratio(I(p, "C"), 3); }, "1/(1/N + 1/k^2) (MobileNet 3.1)"},
-               "docs/conv.md Lightweight convolution: MobileNet 3.1");
+  return block(
+      "block_separable", "depthwise 3x3 + pointwise vs standard 3x3 (MobileNet)", shapes({}, {}), blk,
+      single("standard3x3", 3),
+      {[](const Params& p) { return 1 / models::separable_ratio(I(p, "C"), 3); }, "1/(1/N + 1/k^2) (MobileNet 3.1)"},
+      "docs/conv.md Lightweight convolution: MobileNet 3.1");
 }
 
 Declaration group() {
@@ -167,8 +174,8 @@ Declaration ghost() {
                   if (d == 3) pr.rf = models::receptive_field(2, 3);
                   return pr;
                 }};
-  return block("block_ghost", "Ghost module (ratio s, cheap d x d) vs standard 3x3", shapes({{"s", "3"}, {"d", "3"}}, {{"s", "2"}, {"d", "3"}}),
-               blk, single("standard3x3", 3),
+  return block("block_ghost", "Ghost module (ratio s, cheap d x d) vs standard 3x3",
+               shapes({{"s", "3"}, {"d", "3"}}, {{"s", "2"}, {"d", "3"}}), blk, single("standard3x3", 3),
                {[](const Params& p) { return models::ghost_speedup(I(p, "C"), 3, I(p, "s"), I(p, "d")); },
                 "r_s = ck^2/((1/s)ck^2 + ((s-1)/s)d^2) ~ s (GhostNet 3.1; exact when s divides C)"},
                "docs/conv.md Lightweight convolution: GhostNet 3.1");

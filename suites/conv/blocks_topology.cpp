@@ -21,7 +21,8 @@ Structure two_layers(bool skip) {
           [skip](const Params& p) {
             Net net = input(p);
             const int c = I(p, "C");
-            const int y = net.conv(net.conv(0, layer(3, 3, c, c, Act::relu)), layer(3, 3, c, c, skip ? Act::none : Act::relu));
+            const int y =
+                net.conv(net.conv(0, layer(3, 3, c, c, Act::relu)), layer(3, 3, c, c, skip ? Act::none : Act::relu));
             if (skip) net.add(0, y, Act::relu);
             return net;
           },
@@ -113,8 +114,8 @@ Declaration inception() {
                   pr.rf = 5;  // the widest branch
                   return pr;
                 }};
-  return block("block_inception", "parallel 1x1/3x3/5x5 branches concatenated vs one 5x5 (same field)",
-               shapes({}, {}), blk, single("single5x5", 5, "C", Act::relu),
+  return block("block_inception", "parallel 1x1/3x3/5x5 branches concatenated vs one 5x5 (same field)", shapes({}, {}),
+               blk, single("single5x5", 5, "C", Act::relu),
                {[widths](const Params& p) {
                   const double c = I(p, "C");
                   const auto w = widths(p);

@@ -49,8 +49,9 @@ int print_mac(const std::string& dir, const std::string& size_name) {
   const Roofs roofs = machine_roofs(dir);
   std::printf("machine balance: %.3g FLOP/B fp32 (peak / bandwidth from %s/machine.json)\n\n", roofs.balance("fp32"),
               dir.c_str());
-  std::printf("| technique | structure | shape | MAC MB | GFLOP | FLOP/B | balance | bound |\n"
-              "|---|---|---|---:|---:|---:|---:|---|\n");
+  std::printf(
+      "| technique | structure | shape | MAC MB | GFLOP | FLOP/B | balance | bound |\n"
+      "|---|---|---|---:|---:|---:|---:|---|\n");
   int memory_bound = 0, total = 0;
   for (const auto& r : sp::Registry::get().all()) {
     if (r.info.family != "conv" || r.info.test_only) continue;
@@ -73,7 +74,8 @@ int print_mac(const std::string& dir, const std::string& size_name) {
 
 sp::Registry::Command add_conv_mac(CLI::App& app) {
   static std::string dir, size = "small";
-  auto* sub = app.add_subcommand("conv-mac", "Memory access cost and memory-bound blocks of the conv family (markdown)");
+  auto* sub =
+      app.add_subcommand("conv-mac", "Memory access cost and memory-bound blocks of the conv family (markdown)");
   sub->add_option("results", dir, "A results folder written by `scaleproof run` (for the machine balance)")->required();
   sub->add_option("--size", size, "Parameter-set size: conformance, small, medium, large");
   return {sub, [] { return print_mac(dir, size); }};

@@ -20,7 +20,8 @@ int Net::push(Node nd) {
 
 int Net::conv(int x, const ConvSpec& s) {
   const Node& a = nodes_.at(x);
-  if (a.c != s.c_in) throw InputError("conv block: layer " + conv::describe(s) + " gets " + std::to_string(a.c) + " channels");
+  if (a.c != s.c_in)
+    throw InputError("conv block: layer " + conv::describe(s) + " gets " + std::to_string(a.c) + " channels");
   validate(s, a.h, a.w, "conv layer " + conv::describe(s));
   Node nd;
   nd.op = Op::conv;
@@ -108,7 +109,7 @@ double Net::activation_bytes(int elem) const {
   for (auto& nd : nodes_) {
     if (nd.op == Op::input) continue;
     b += double(n_) * nd.c * nd.h * nd.w;  // written once
-    for (int x : nd.in) {                   // each input read once (concat reads only what it keeps)
+    for (int x : nd.in) {                  // each input read once (concat reads only what it keeps)
       const Node& a = nodes_[x];
       b += double(n_) * (nd.op == Op::concat ? std::min(a.c, nd.c) : a.c) * a.h * a.w;
     }

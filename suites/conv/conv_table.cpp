@@ -23,9 +23,7 @@ struct Row {
   std::string bound, vendor;  // vendor: what the library picked, from the verdict's note
 };
 
-std::string vendor_of(const std::string& variant) {
-  return variant == "kokkos" ? "onednn" : variant + "_onednn";
-}
+std::string vendor_of(const std::string& variant) { return variant == "kokkos" ? "onednn" : variant + "_onednn"; }
 
 int print_table(const std::string& dir) {
   std::ifstream f(dir + "/verdicts.json");
@@ -57,8 +55,9 @@ int print_table(const std::string& dir) {
       if (at != std::string::npos) row.vendor = note.substr(at + 7);
     }
   }
-  std::printf("| technique | shape | structure | parameters | conv GFLOP | time ms | %% of roof | bound "
-              "| vendor picked | vendor ms | vendor time / ours | plain picked | plain ms | plain time / ours |\n");
+  std::printf(
+      "| technique | shape | structure | parameters | conv GFLOP | time ms | %% of roof | bound "
+      "| vendor picked | vendor ms | vendor time / ours | plain picked | plain ms | plain time / ours |\n");
   std::printf("|---|---|---|---:|---:|---:|---:|---|---|---:|---:|---|---:|---:|\n");
   for (auto& [tech, by_params] : t)
     for (auto& [params, rows] : by_params)
@@ -72,7 +71,8 @@ int print_table(const std::string& dir) {
           const bool timed = vend != rows.end() && vend->second.seconds > 0 && r.seconds > 0;
           char buf[96] = " - | - |";
           if (timed)
-            std::snprintf(buf, sizeof buf, " %.2f | %.2f |", vend->second.seconds * 1e3, vend->second.seconds / r.seconds);
+            std::snprintf(buf, sizeof buf, " %.2f | %.2f |", vend->second.seconds * 1e3,
+                          vend->second.seconds / r.seconds);
           const std::string picked = vend != rows.end() && !vend->second.vendor.empty() ? vend->second.vendor : "-";
           cells += " " + picked + " |" + buf;
         }

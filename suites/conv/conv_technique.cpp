@@ -26,7 +26,8 @@ bool onednn_usable(bool fp32) {
 
 bool cudnn_usable(bool fp32) {
 #ifdef SP_HAVE_CUDNN
-  return fp32 && !Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
+  return fp32 &&
+         !Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
 #else
   (void)fp32;
   return false;
@@ -117,8 +118,7 @@ void ConvTechnique<T>::validate(const Params& p, int nranks) const {
     }
     if (p.i(k) <= 0) throw InputError(info_.name + ": " + k + " must be > 0 (got " + v + ")");
   }
-  if (!info_.ranks.accepts(nranks))
-    throw InputError(info_.name + " cannot use " + std::to_string(nranks) + " rank(s)");
+  if (!info_.ranks.accepts(nranks)) throw InputError(info_.name + " cannot use " + std::to_string(nranks) + " rank(s)");
   try {
     for (auto& d : decl_.defs) d.build(p);
   } catch (const InputError& e) {
@@ -155,9 +155,9 @@ void ConvTechnique<T>::setup(const Params& p, int) {
   const Node& in = net0.nodes().front();
   x_ = Tensor<T>("conv_x", net0.batch(), in.c, in.h, in.w);
   hx_ = fill_values<T>(static_cast<int64_t>(x_.size()), 12345, 1.0);
-  Kokkos::deep_copy(x_, Kokkos::View<const T****, Kokkos::LayoutRight, Kokkos::HostSpace,
-                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>(hx_.data(), x_.extent(0), x_.extent(1),
-                                                                               x_.extent(2), x_.extent(3)));
+  Kokkos::deep_copy(
+      x_, Kokkos::View<const T****, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+              hx_.data(), x_.extent(0), x_.extent(1), x_.extent(2), x_.extent(3)));
   for (auto& v : available_variants()) {
     const VariantDef& d = def(v);
     exec_[v] = std::make_unique<NetExec<T>>(d.build(p), d.be, seed_of(d.structure));
@@ -219,8 +219,8 @@ CheckResult ConvTechnique<T>::check_definition(const std::string& variant) {
     reference::RefTensor x;
     x.resize(net.batch(), in.c, in.h, in.w);
     for (size_t i = 0; i < hx_.size(); ++i) x.v[i] = hx_[i];
-    ref_[key] = reference::block_reference<T>(info_.name, def(variant).structure, params_, x, weights,
-                                              unit_roundoff<T>());
+    ref_[key] =
+        reference::block_reference<T>(info_.name, def(variant).structure, params_, x, weights, unit_roundoff<T>());
   }
   const auto& ref = ref_[key];
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), ex.output());
@@ -281,7 +281,8 @@ void ConvTechnique<T>::predict(const Params& p, const std::string& variant, cons
     if (is_onednn(d.be)) v.note += "; oneDNN " + onednn_choice(net, d.be);
     out.push_back(v);
   }
-  if (is_onednn(d.be) || d.be == Backend::cudnn) return;  // the structure's predictions are judged once, on the project's variant
+  if (is_onednn(d.be) || d.be == Backend::cudnn)
+    return;  // the structure's predictions are judged once, on the project's variant
   const Prediction pr = d.predict(p);
   const auto cnt = [&](const char* k) { return m.counters.count(k) ? m.counters.at(k) : -1.0; };
   if (pr.params >= 0)
@@ -301,8 +302,8 @@ void ConvTechnique<T>::predict(const Params& p, const std::string& variant, cons
   const std::string& a = decl_.defs[0].name;
   const auto pa = m.counters.find("params." + a), pb = m.counters.find("params." + variant);
   if (pa != m.counters.end() && pb != m.counters.end() && pa->second > 0) {
-    Verdict v = row(info_.name, variant, p, "parameter ratio " + variant + "/" + a, "x",
-                    decl_.ratio.params_ratio(p), pb->second / pa->second);
+    Verdict v = row(info_.name, variant, p, "parameter ratio " + variant + "/" + a, "x", decl_.ratio.params_ratio(p),
+                    pb->second / pa->second);
     v.band_lo = 1 - info_.tol.prediction_rel, v.band_hi = 1 + info_.tol.prediction_rel;
     v.status = v.ratio >= v.band_lo && v.ratio <= v.band_hi ? "PASS" : "FAIL";
     v.note = "counted ratio vs " + decl_.ratio.formula;
@@ -316,8 +317,9 @@ void ConvTechnique<T>::predict(const Params& p, const std::string& variant, cons
     v.status = "INFO";  // the FLOP ratio is what the structure saves; the time ratio is what a machine gives
     v.band_lo = 0, v.band_hi = INFINITY;
     char buf[200];
-    std::snprintf(buf, sizeof buf, "FLOP ratio %.3g, time ratio %.3g (fastest calls, timed in turn); %s AI %.3g vs %s AI %.3g",
-                  fb / fa, tr->second, a.c_str(), counts_of(na).intensity(), variant.c_str(), c.intensity());
+    std::snprintf(buf, sizeof buf,
+                  "FLOP ratio %.3g, time ratio %.3g (fastest calls, timed in turn); %s AI %.3g vs %s AI %.3g", fb / fa,
+                  tr->second, a.c_str(), counts_of(na).intensity(), variant.c_str(), c.intensity());
     v.note = buf;
     out.push_back(v);
   }

@@ -40,7 +40,7 @@ struct BlockRatio {
 struct Declaration {
   Info info;  // variants and baseline are filled in from defs
   std::vector<VariantDef> defs;
-  BlockRatio ratio;  // empty for the primitives
+  BlockRatio ratio;          // empty for the primitives
   std::string baseline_def;  // def name of the vendor baseline ("" = none)
 };
 

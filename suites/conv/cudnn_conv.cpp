@@ -40,7 +40,8 @@ CudnnConv::CudnnConv(const ConvSpec& s, int n, int h, int w, const float* in, co
   ok(cudnnCreateFilterDescriptor(&p.w), "w");
   ok(cudnnCreateConvolutionDescriptor(&p.conv), "conv");
   ok(cudnnSetTensor4dDescriptor(p.x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, s.c_in, h, w), "x shape");
-  ok(cudnnSetTensor4dDescriptor(p.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, s.c_out, s.out_h(h), s.out_w(w)), "y shape");
+  ok(cudnnSetTensor4dDescriptor(p.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, s.c_out, s.out_h(h), s.out_w(w)),
+     "y shape");
   ok(cudnnSetTensor4dDescriptor(p.b, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, s.c_out, 1, 1), "b shape");
   ok(cudnnSetFilter4dDescriptor(p.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, s.c_out, s.cin_g(), s.kh, s.kw), "w shape");
   ok(cudnnSetConvolution2dDescriptor(p.conv, s.pad_h, s.pad_w, s.stride, s.stride, 1, 1, CUDNN_CROSS_CORRELATION,

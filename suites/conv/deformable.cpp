@@ -40,8 +40,20 @@ struct Shape {
 };
 
 Shape shape_of(const sp::Params& p) {
-  Shape s{int(p.i("N")), int(p.i("C")), int(p.i("O")), int(p.i("H")), int(p.i("W")), int(p.i("k")), int(p.i("stride")),
-          int(p.i("dg")), p.s("version") == "v2", {}, {}, {}, 0, 0};
+  Shape s{int(p.i("N")),
+          int(p.i("C")),
+          int(p.i("O")),
+          int(p.i("H")),
+          int(p.i("W")),
+          int(p.i("k")),
+          int(p.i("stride")),
+          int(p.i("dg")),
+          p.s("version") == "v2",
+          {},
+          {},
+          {},
+          0,
+          0};
   const int pad = (s.k - 1) / 2, taps = s.dg * s.k * s.k;
   s.main = {s.C, s.O, s.k, s.k, s.stride, pad, pad, 1, false, cv::Act::none};
   s.offset = {s.C, 2 * taps, s.k, s.k, s.stride, pad, pad, 1, true, cv::Act::none};
@@ -75,7 +87,8 @@ std::vector<Component> components(const Shape& s) {
   const double out = double(s.N) * s.OH * s.OW, kk = double(s.k) * s.k, taps = s.dg * kk;
   const double x = double(s.N) * s.C * s.H * s.W, col = out * s.C * kk;
   std::vector<Component> c;
-  c.push_back({"offset conv", out * 2 * taps * (2 * s.C * kk + 1), 4 * (x + 2 * taps * (s.C * kk + 1) + out * 2 * taps)});
+  c.push_back(
+      {"offset conv", out * 2 * taps * (2 * s.C * kk + 1), 4 * (x + 2 * taps * (s.C * kk + 1) + out * 2 * taps)});
   if (s.v2) c.push_back({"mask conv", out * taps * (2 * s.C * kk + 1), 4 * (x + taps * (s.C * kk + 1) + out * taps)});
   c.push_back({"sampling", col * (cv::kSampleFlops + (s.v2 ? 1 : 0)), 4 * (x + out * taps * (s.v2 ? 3 : 2) + col)});
   c.push_back({"GEMM", 2 * col * s.O, 4 * (col + s.O * s.C * kk + out * s.O)});
@@ -92,10 +105,17 @@ class ConvDeformable : public sp::Technique {
     i.family = "conv";
     i.summary = "deformable conv v1/v2 (offset conv, bilinear sampling, mask) vs standard im2col, direct and oneDNN";
     auto set = [](int n, int c, int o, int hw, int k, int stride, int dg, const char* v, const char* off) {
-      return sp::Params{{"N", std::to_string(n)},      {"C", std::to_string(c)},   {"O", std::to_string(o)},
-                        {"H", std::to_string(hw)},     {"W", std::to_string(hw)},  {"k", std::to_string(k)},
-                        {"stride", std::to_string(stride)}, {"dg", std::to_string(dg)}, {"version", v},
-                        {"offsets", off},              {"offset_shape", "auto"}};
+      return sp::Params{{"N", std::to_string(n)},
+                        {"C", std::to_string(c)},
+                        {"O", std::to_string(o)},
+                        {"H", std::to_string(hw)},
+                        {"W", std::to_string(hw)},
+                        {"k", std::to_string(k)},
+                        {"stride", std::to_string(stride)},
+                        {"dg", std::to_string(dg)},
+                        {"version", v},
+                        {"offsets", off},
+                        {"offset_shape", "auto"}};
     };
     for (const char* v : {"v1", "v2"})
       for (const char* off : {"learned", "zero", "outside"}) {
@@ -121,7 +141,8 @@ class ConvDeformable : public sp::Technique {
 
   std::vector<std::string> available_variants() const override {
     std::vector<std::string> v;
-    const bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
+    const bool host =
+        Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
     for (auto& name : info_.variants)
       if (name != "onednn" || host) v.push_back(name);
     return v;
@@ -209,8 +230,8 @@ class ConvDeformable : public sp::Technique {
     col_ = Kokkos::View<F**, Kokkos::LayoutRight>("col", size_t(s_.C) * s_.k * s_.k, size_t(s_.OH) * s_.OW);
 #ifdef SP_HAVE_ONEDNN
     if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible)
-      onednn_ = std::make_unique<cv::OnednnConv>(s_.main, s_.N, s_.H, s_.W, cv::OnednnLayout::plain, x_.data(), w_.data(),
-                                                 nullptr, y_.data());
+      onednn_ = std::make_unique<cv::OnednnConv>(s_.main, s_.N, s_.H, s_.W, cv::OnednnLayout::plain, x_.data(),
+                                                 w_.data(), nullptr, y_.data());
 #endif
   }
 
@@ -242,8 +263,11 @@ class ConvDeformable : public sp::Technique {
     // The offset (and mask) convolutions against conv_ref, then the
     // deformable sampling and product given the offsets and masks they made.
     const auto off = host(off_), mask = s_.v2 ? host(mask_) : std::vector<F>();
-    sp::CheckResult r = compare("offset conv: conv_ref bound", off, sp::reference::conv_ref<F>(s_.offset, x, how_, hob_, kU));
-    if (s_.v2) r.merge(compare("mask conv + sigmoid: conv_ref bound", mask, sp::reference::conv_ref<F>(s_.mask, x, hmw_, hmb_, kU)));
+    sp::CheckResult r =
+        compare("offset conv: conv_ref bound", off, sp::reference::conv_ref<F>(s_.offset, x, how_, hob_, kU));
+    if (s_.v2)
+      r.merge(
+          compare("mask conv + sigmoid: conv_ref bound", mask, sp::reference::conv_ref<F>(s_.mask, x, hmw_, hmb_, kU)));
     r.merge(compare("deformable: gamma_L sum|w|(m S + e_t) + sum|w| e_t (deform_ref.hpp)", y,
                     sp::reference::deform_conv_ref(s_.main, s_.dg, s_.N, s_.H, s_.W, hx_, off, mask, hw_)));
     if (params_.s("offsets") == "zero") {
@@ -296,7 +320,8 @@ class ConvDeformable : public sp::Technique {
     if (variant != "deform" && c.count("params"))
       exact("parameters", double(s.O) * s.C * s.k * s.k, c.at("params"), "O C k^2: the standard conv's weights");
     if (variant == "deform" && c.count("params")) {
-      exact("parameters", params_closed(s), c.at("params"), "O C k^2 + 2 dg k^2 (C k^2 + 1) [+ dg k^2 (C k^2 + 1) for v2]");
+      exact("parameters", params_closed(s), c.at("params"),
+            "O C k^2 + 2 dg k^2 (C k^2 + 1) [+ dg k^2 (C k^2 + 1) for v2]");
       char buf[160];
       std::snprintf(buf, sizeof buf, "%.3fx the standard conv's %.4g FLOPs", flops_closed(s) / flops_standard(s),
                     flops_standard(s));
@@ -329,14 +354,17 @@ class ConvDeformable : public sp::Technique {
     }
     if (variant != "deform" && m.seconds > 0) {
       // Roofline position of the standard conv of the same shape (its own counts).
-      const double bytes = 4 * (double(s.N) * s.C * s.H * s.W + double(s.O) * s.C * s.k * s.k + double(s.N) * s.O * s.OH * s.OW);
-      const double peak = machine.peak_for("fp32"), t_roof = std::max(peak > 0 ? flops_standard(s) / peak : 0.0,
-                                                                        machine.bandwidth > 0 ? bytes / machine.bandwidth : 0.0);
+      const double bytes =
+          4 * (double(s.N) * s.C * s.H * s.W + double(s.O) * s.C * s.k * s.k + double(s.N) * s.O * s.OH * s.OW);
+      const double peak = machine.peak_for("fp32"),
+                   t_roof = std::max(peak > 0 ? flops_standard(s) / peak : 0.0,
+                                     machine.bandwidth > 0 ? bytes / machine.bandwidth : 0.0);
       sp::Verdict v{info_.name, variant, p.label(), "standard conv roofline position", "fraction"};
       v.predicted = t_roof, v.measured = m.seconds, v.ratio = t_roof > 0 ? t_roof / m.seconds : 0;
       v.band_lo = 0, v.band_hi = INFINITY, v.status = "INFO";
       char buf[160];
-      std::snprintf(buf, sizeof buf, "AI %.3g FLOP/B; %.1f%% of the attainable rate", flops_standard(s) / bytes, 100 * v.ratio);
+      std::snprintf(buf, sizeof buf, "AI %.3g FLOP/B; %.1f%% of the attainable rate", flops_standard(s) / bytes,
+                    100 * v.ratio);
       v.note = buf;
       out.push_back(v);
     }
@@ -366,7 +394,8 @@ class ConvDeformable : public sp::Technique {
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t);
     return std::vector<F>(h.data(), h.data() + h.size());
   }
-  static sp::CheckResult compare(const std::string& rule, const std::vector<F>& got, const sp::reference::RefTensor& want) {
+  static sp::CheckResult compare(const std::string& rule, const std::vector<F>& got,
+                                 const sp::reference::RefTensor& want) {
     sp::Comparator c(rule);
     for (size_t e = 0; e < got.size(); ++e) c.add(got[e], double(want.v[e]), want.err[e]);
     return c.result();

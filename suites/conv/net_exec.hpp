@@ -166,9 +166,9 @@ class NetExec {
 
  private:
   static void copy_in(Tensor<T> v, const std::vector<T>& h) {
-    Kokkos::deep_copy(v, Kokkos::View<const T****, Kokkos::LayoutRight, Kokkos::HostSpace,
-                                      Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), v.extent(0), v.extent(1),
-                                                                                v.extent(2), v.extent(3)));
+    Kokkos::deep_copy(
+        v, Kokkos::View<const T****, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+               h.data(), v.extent(0), v.extent(1), v.extent(2), v.extent(3)));
   }
 
   template <class Vendor, class... Mode>
@@ -195,8 +195,10 @@ class NetExec {
       if (nodes[i].op != Op::conv) continue;
       const int j = nodes[i].in[0];
       chained[i] = j > 0 && nodes[j].op == Op::conv && onednn_[i]->chain_from(*onednn_[j]);
-      if (j == 0) onednn_[i]->load_src();  // the block's input: constant, reordered once
-      else load_[i] = !chained[i];
+      if (j == 0)
+        onednn_[i]->load_src();  // the block's input: constant, reordered once
+      else
+        load_[i] = !chained[i];
     }
     for (size_t i = 1; i + 1 < nodes.size(); ++i) {
       if (nodes[i].op != Op::conv || onednn_[i]->dst_is_plain()) continue;
@@ -213,9 +215,9 @@ class NetExec {
       conv2d_dispatch<T>(nd.spec, act_[nd.in[0]], w_[i], b_[i], act_[i]);  // depthwise, 1x1 or general
     } else if (be_ == Backend::im2col) {
       conv2d_im2col<T>(nd.spec, act_[nd.in[0]], w_[i], b_[i], act_[i],
-                       Kokkos::View<T**, Kokkos::LayoutRight>(col_.data(), im2col_rows(nd.spec),
-                                                              im2col_cols(nd.spec, net_.nodes()[nd.in[0]].h,
-                                                                          net_.nodes()[nd.in[0]].w)));
+                       Kokkos::View<T**, Kokkos::LayoutRight>(
+                           col_.data(), im2col_rows(nd.spec),
+                           im2col_cols(nd.spec, net_.nodes()[nd.in[0]].h, net_.nodes()[nd.in[0]].w)));
     } else if (is_onednn(be_)) {
 #ifdef SP_HAVE_ONEDNN
       if constexpr (std::is_same<T, float>::value) {

@@ -19,9 +19,7 @@ reference::RefTensor net_reference(const NetExec<T>& ex, const std::vector<T>& i
   for (size_t i = 1; i < nodes.size(); ++i) {
     const Node& nd = nodes[i];
     switch (nd.op) {
-      case Op::conv:
-        t[i] = reference::conv_ref<T>(nd.spec, t[nd.in[0]], ex.host_weights(i), ex.host_bias(i), u);
-        break;
+      case Op::conv: t[i] = reference::conv_ref<T>(nd.spec, t[nd.in[0]], ex.host_weights(i), ex.host_bias(i), u); break;
       case Op::add: t[i] = reference::add_ref(t[nd.in[0]], t[nd.in[1]], nd.act, u); break;
       case Op::pool: t[i] = reference::mean_ref(t[nd.in[0]], u); break;
       case Op::scale: t[i] = reference::scale_ref(t[nd.in[0]], t[nd.in[1]], u); break;

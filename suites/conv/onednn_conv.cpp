@@ -28,8 +28,9 @@ Descs plain_descs(const ConvSpec& s, int n, int h, int w) {
   const auto f32 = memory::data_type::f32;
   const memory::dims w_d = s.groups == 1 ? memory::dims{s.c_out, s.c_in, s.kh, s.kw}
                                          : memory::dims{s.groups, s.cout_g(), s.cin_g(), s.kh, s.kw};
-  return {memory::desc({n, s.c_in, h, w}, f32, tag::nchw), memory::desc(w_d, f32, s.groups == 1 ? tag::oihw : tag::goihw),
-          memory::desc({s.c_out}, f32, tag::x), memory::desc({n, s.c_out, s.out_h(h), s.out_w(w)}, f32, tag::nchw)};
+  return {memory::desc({n, s.c_in, h, w}, f32, tag::nchw),
+          memory::desc(w_d, f32, s.groups == 1 ? tag::oihw : tag::goihw), memory::desc({s.c_out}, f32, tag::x),
+          memory::desc({n, s.c_out, s.out_h(h), s.out_w(w)}, f32, tag::nchw)};
 }
 
 dnnl::convolution_forward::primitive_desc make_pd(const ConvSpec& s, const Descs& d, OnednnLayout layout) {
@@ -46,8 +47,8 @@ dnnl::convolution_forward::primitive_desc make_pd(const ConvSpec& s, const Descs
   dnnl::primitive_attr attr;
   if (s.act != Act::none) {
     dnnl::post_ops ops;
-    ops.append_eltwise(1.f, s.act == Act::relu ? dnnl::algorithm::eltwise_relu : dnnl::algorithm::eltwise_logistic,
-                       0.f, 0.f);
+    ops.append_eltwise(1.f, s.act == Act::relu ? dnnl::algorithm::eltwise_relu : dnnl::algorithm::eltwise_logistic, 0.f,
+                       0.f);
     attr.set_post_ops(ops);
   }
   return dnnl::convolution_forward::primitive_desc(cd, attr, cpu_engine());
@@ -55,8 +56,10 @@ dnnl::convolution_forward::primitive_desc make_pd(const ConvSpec& s, const Descs
 
 // The activation layout by its oneDNN tag name where it is one of the usual ones.
 std::string layout_name(const memory::desc& m) {
-  const std::pair<tag, const char*> known[] = {{tag::nchw, "nchw"},     {tag::nhwc, "nhwc"},
-                                               {tag::nChw8c, "nChw8c"}, {tag::nChw16c, "nChw16c"},
+  const std::pair<tag, const char*> known[] = {{tag::nchw, "nchw"},
+                                               {tag::nhwc, "nhwc"},
+                                               {tag::nChw8c, "nChw8c"},
+                                               {tag::nChw16c, "nChw16c"},
                                                {tag::nChw4c, "nChw4c"}};
   for (auto& [t, name] : known)
     if (memory::desc(m.dims(), m.data_type(), t) == m) return name;
@@ -73,13 +76,13 @@ struct OnednnConv::Impl {
   dnnl::stream strm{cpu_engine()};
   dnnl::convolution_forward::primitive_desc pd;
   dnnl::convolution_forward prim;
-  memory user_src, user_dst;  // the caller's plain tensors
+  memory user_src, user_dst;   // the caller's plain tensors
   memory src, wts, bias, dst;  // what the primitive reads and writes
   bool has_bias = false;
 };
 
-OnednnConv::OnednnConv(const ConvSpec& s, int n, int h, int w, OnednnLayout layout, const float* in,
-                       const float* wts, const float* bias, float* out)
+OnednnConv::OnednnConv(const ConvSpec& s, int n, int h, int w, OnednnLayout layout, const float* in, const float* wts,
+                       const float* bias, float* out)
     : p_(new Impl) {
   auto& eng = cpu_engine();
   const Descs d = plain_descs(s, n, h, w);
@@ -110,7 +113,8 @@ void OnednnConv::load_src() {
 }
 
 void OnednnConv::run() {
-  std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, p_->src}, {DNNL_ARG_WEIGHTS, p_->wts}, {DNNL_ARG_DST, p_->dst}};
+  std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, p_->src}, {DNNL_ARG_WEIGHTS, p_->wts}, {DNNL_ARG_DST, p_->dst}};
   if (p_->has_bias) args[DNNL_ARG_BIAS] = p_->bias;
   p_->prim.execute(p_->strm, args);
   p_->strm.wait();
@@ -150,8 +154,9 @@ sp::VendorFacts describe_onednn(int) {
   return {{"version", std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch)},
           {"threads", std::to_string(threads)},
           {"threads_rule", "shares Kokkos's OpenMP runtime: omp_get_max_threads()"},
-          {"layout", "conv baselines: format_tag::any (oneDNN's choice, per case in verdicts' notes); "
-                     "*_onednn_plain: nchw/oihw"}};
+          {"layout",
+           "conv baselines: format_tag::any (oneDNN's choice, per case in verdicts' notes); "
+           "*_onednn_plain: nchw/oihw"}};
 }
 
 SP_REGISTER_VENDOR("onednn", describe_onednn);

@@ -86,12 +86,12 @@ Declaration primitive(const std::string& name, const std::string& summary, SpecF
   return d;
 }
 
-Params general(int n, int ci, int co, int h, int w, int kh, int kw, int stride, const std::string& pad, int g,
-               int bias, const char* act) {
-  return {{"N", std::to_string(n)},        {"C_in", std::to_string(ci)},  {"C_out", std::to_string(co)},
-          {"H", std::to_string(h)},        {"W", std::to_string(w)},      {"kh", std::to_string(kh)},
-          {"kw", std::to_string(kw)},      {"stride", std::to_string(stride)}, {"pad", pad},
-          {"groups", std::to_string(g)},   {"bias", std::to_string(bias)}, {"act", act}};
+Params general(int n, int ci, int co, int h, int w, int kh, int kw, int stride, const std::string& pad, int g, int bias,
+               const char* act) {
+  return {{"N", std::to_string(n)},      {"C_in", std::to_string(ci)},       {"C_out", std::to_string(co)},
+          {"H", std::to_string(h)},      {"W", std::to_string(w)},           {"kh", std::to_string(kh)},
+          {"kw", std::to_string(kw)},    {"stride", std::to_string(stride)}, {"pad", pad},
+          {"groups", std::to_string(g)}, {"bias", std::to_string(bias)},     {"act", act}};
 }
 
 // Conformance shapes: odd sizes, widths that leave partial register tiles
@@ -117,14 +117,25 @@ std::vector<sp::ParamSet> general_sets() {
 }
 
 Params depthwise(int n, int c, int h, int w, int k, int stride, const std::string& pad, int bias, const char* act) {
-  return {{"N", std::to_string(n)}, {"C", std::to_string(c)}, {"H", std::to_string(h)}, {"W", std::to_string(w)},
-          {"k", std::to_string(k)}, {"stride", std::to_string(stride)}, {"pad", pad},
-          {"bias", std::to_string(bias)}, {"act", act}};
+  return {{"N", std::to_string(n)},
+          {"C", std::to_string(c)},
+          {"H", std::to_string(h)},
+          {"W", std::to_string(w)},
+          {"k", std::to_string(k)},
+          {"stride", std::to_string(stride)},
+          {"pad", pad},
+          {"bias", std::to_string(bias)},
+          {"act", act}};
 }
 
 Params pointwise(int n, int ci, int co, int h, int w, int bias, const char* act) {
-  return {{"N", std::to_string(n)}, {"C_in", std::to_string(ci)}, {"C_out", std::to_string(co)},
-          {"H", std::to_string(h)}, {"W", std::to_string(w)},     {"bias", std::to_string(bias)}, {"act", act}};
+  return {{"N", std::to_string(n)},
+          {"C_in", std::to_string(ci)},
+          {"C_out", std::to_string(co)},
+          {"H", std::to_string(h)},
+          {"W", std::to_string(w)},
+          {"bias", std::to_string(bias)},
+          {"act", act}};
 }
 
 Declaration conv2d() {

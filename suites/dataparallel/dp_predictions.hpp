@@ -27,8 +27,9 @@ inline double imb_nbc_overlap_pct(double t_pure, double t_cpu, double t_ovrl) {
 }
 
 // Ratio measured/predicted with an accepted band [1 - slack, hi]; 0/0 counts as 1.
-inline Verdict dp_verdict(const std::string& name, const Params& p, const std::string& variant, const std::string& quantity,
-                          double predicted, double measured, double slack_abs, double band_hi_abs, std::string note) {
+inline Verdict dp_verdict(const std::string& name, const Params& p, const std::string& variant,
+                          const std::string& quantity, double predicted, double measured, double slack_abs,
+                          double band_hi_abs, std::string note) {
   Verdict v{name, variant, p.label(), quantity, "bytes"};
   v.predicted = predicted, v.measured = measured;
   if (predicted > 0) {
@@ -67,8 +68,8 @@ inline void append_dp_verdicts(const std::string& name, const Params& prm, const
   // collective phase may differ from (p-1)/p n by under one element.
   if (v.strategy == Strategy::param_server) {
     const double load = counter("bytes_sent_per_step") + counter("bytes_recv_per_step");
-    out.push_back(dp_verdict(name, prm, variant, "server load per step (sent+recv)", param_server_load(psi, p, es), load, 0, 0,
-                             "2 (p-1) Psi es at rank 0, the server"));
+    out.push_back(dp_verdict(name, prm, variant, "server load per step (sent+recv)", param_server_load(psi, p, es),
+                             load, 0, 0, "2 (p-1) Psi es at rank 0, the server"));
   } else {
     // DDP all-reduces buckets (2 phases each); ZeRO works per layer.
     const double phases = stage == Stage::zero3 ? 3 * L
@@ -113,20 +114,22 @@ inline void append_dp_verdicts(const std::string& name, const Params& prm, const
   out.push_back(dp_verdict(name, prm, variant, "peak grads", grads, counter("peak_grads"), 0,
                            (stage == Stage::zero2 || stage == Stage::zero3 ? chunk_slack : 0) + grads_hi, grads_note));
   out.push_back(dp_verdict(name, prm, variant, "peak optimizer state (device)", optim, counter("peak_optim"), 0,
-                           v.offload ? 0 : 2 * sh, server ? "K Psi at the server, K = 2 es (m, v)" : "K Psi (/p when sharded), K = 2 es"));
+                           v.offload ? 0 : 2 * sh,
+                           server ? "K Psi at the server, K = 2 es (m, v)" : "K Psi (/p when sharded), K = 2 es"));
   if (v.offload) {
-    out.push_back(dp_verdict(name, prm, variant, "peak host optimizer memory", 4 * es * psi / p, counter("peak_host_optim"),
-                             0, 4 * chunk_slack, "master shard + m + v + gradient shard in host memory: 4 es Psi/p"));
+    out.push_back(dp_verdict(name, prm, variant, "peak host optimizer memory", 4 * es * psi / p,
+                             counter("peak_host_optim"), 0, 4 * chunk_slack,
+                             "master shard + m + v + gradient shard in host memory: 4 es Psi/p"));
     out.push_back(dp_verdict(name, prm, variant, "host link bytes per step", 2 * es * psi / p,
                              counter("host_link_bytes_per_step"), 0, 2 * chunk_slack,
                              "gradient shard down + parameter shard up: 2 es Psi/p (ZeRO-Offload, per rank)"));
   }
   // The docs/dataparallel.md table's total for this stage against the measured model states (INFO:
   // the measured side includes the transient buffers judged above).
-  Verdict total = dp_verdict(name, prm, variant, "model states vs (P+G+K) formula", cost.total(),
-                             counter("peak_params") + counter("peak_grads") + counter("peak_optim") +
-                                 counter("peak_host_optim"),
-                             0, 0, "sum of category peaks incl. transients; fp32 convention 4+4+8 B/param");
+  Verdict total =
+      dp_verdict(name, prm, variant, "model states vs (P+G+K) formula", cost.total(),
+                 counter("peak_params") + counter("peak_grads") + counter("peak_optim") + counter("peak_host_optim"), 0,
+                 0, "sum of category peaks incl. transients; fp32 convention 4+4+8 B/param");
   total.status = "INFO";
   out.push_back(total);
   if (m.counters.count("t_ovrl_s")) {

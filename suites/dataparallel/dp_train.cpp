@@ -64,13 +64,15 @@ class DpTrain : public sp::Technique {
     const auto& t = p.s("dtype");
     if (t != "fp32" && t != "fp64") throw sp::InputError("dp_train: unknown dtype '" + t + "' (fp32 or fp64)");
     for (auto* k : {"in", "width", "depth", "out", "batch", "steps"})
-      if (p.i(k) > (int64_t(1) << 20)) throw sp::InputError(std::string("dp_train: ") + k + " above 2^20 is not supported");
+      if (p.i(k) > (int64_t(1) << 20))
+        throw sp::InputError(std::string("dp_train: ") + k + " above 2^20 is not supported");
     if (p.i("batch") % nranks != 0)
       throw sp::InputError("dp_train: global batch " + std::to_string(p.i("batch")) + " does not divide over " +
                            std::to_string(nranks) + " ranks (each rank takes batch/p samples)");
     const MlpShape s = shape_of(p);
     if (static_cast<size_t>(nranks) > s.min_block())
-      throw sp::InputError("dp_train: " + std::to_string(nranks) + " ranks exceed the " + std::to_string(s.min_block()) +
+      throw sp::InputError("dp_train: " + std::to_string(nranks) + " ranks exceed the " +
+                           std::to_string(s.min_block()) +
                            " parameters of the smallest layer, which ZeRO shards over every rank");
   }
 
@@ -95,13 +97,17 @@ class DpTrain : public sp::Technique {
     shape_ = shape_of(p);
     transport_ = sp::coll::make_world_transport();
     if (transport_->size() != nranks) throw std::runtime_error("dp_train: transport size differs from the rank count");
-    if (f32_) d32_ = make_data<float>();
-    else d64_ = make_data<double>();
+    if (f32_)
+      d32_ = make_data<float>();
+    else
+      d64_ = make_data<double>();
   }
 
   void run(const std::string& variant) override {
-    if (f32_) run_t(d32_, variant);
-    else run_t(d64_, variant);
+    if (f32_)
+      run_t(d32_, variant);
+    else
+      run_t(d64_, variant);
   }
 
   sp::CheckResult check(const std::string& variant) override {
@@ -109,8 +115,10 @@ class DpTrain : public sp::Technique {
   }
 
   void report_counters(const std::string& variant, std::map<std::string, double>& out) override {
-    if (f32_) counters_t(d32_, variant, out);
-    else counters_t(d64_, variant, out);
+    if (f32_)
+      counters_t(d32_, variant, out);
+    else
+      counters_t(d64_, variant, out);
   }
 
   void teardown() override { d32_ = {}, d64_ = {}, transport_.reset(); }
@@ -133,7 +141,7 @@ class DpTrain : public sp::Technique {
     std::map<std::string, std::unique_ptr<DpTrainer<T>>> trainers;
     std::unique_ptr<ref::Result> reference;
     std::map<std::string, double> last;  // counters of the last run, per variant
-    double gemm_rate = 0;                   // FLOP/s of the GEMM at this rank's shapes
+    double gemm_rate = 0;                // FLOP/s of the GEMM at this rank's shapes
   };
 
   // The products one call makes on a rank of local batch b: per step and
@@ -250,16 +258,20 @@ class DpTrain : public sp::Technique {
   void run_probe(const std::string& call) override {
     const auto bar = call.rfind('|');
     const std::string variant = call.substr(0, bar), mode = call.substr(bar + 1);
-    if (f32_) probe_step(d32_, variant, mode);
-    else probe_step(d64_, variant, mode);
+    if (f32_)
+      probe_step(d32_, variant, mode);
+    else
+      probe_step(d64_, variant, mode);
   }
 
   const sp::PhaseClock* phase_clock() const override { return probed_; }
 
   void probes_done(const std::string& variant, std::map<std::string, double>&) override {
     if (!has_overlap_pair(variant)) return;
-    if (f32_) trainer(d32_, variant).set_skip(false, false);
-    else trainer(d64_, variant).set_skip(false, false);
+    if (f32_)
+      trainer(d32_, variant).set_skip(false, false);
+    else
+      trainer(d64_, variant).set_skip(false, false);
     probed_ = nullptr;
   }
 

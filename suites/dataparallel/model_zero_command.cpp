@@ -31,7 +31,8 @@ sp::dp::Precision parse_precision(const std::string& s) {
 
 int run_zero(const ZeroArgs& a) {
   if (!(a.params > 0) || !std::isfinite(a.params)) throw sp::InputError("model zero: --params must be > 0");
-  if (!(a.ranks >= 1) || a.ranks != std::floor(a.ranks)) throw sp::InputError("model zero: --ranks must be an integer >= 1");
+  if (!(a.ranks >= 1) || a.ranks != std::floor(a.ranks))
+    throw sp::InputError("model zero: --ranks must be an integer >= 1");
   if (a.ranks > a.params) throw sp::InputError("model zero: more ranks than parameters to shard over");
   const auto pr = parse_precision(a.precision);
   if (sp::comm::rank() != 0) return 0;
@@ -44,7 +45,8 @@ int run_zero(const ZeroArgs& a) {
   for (auto s : {sp::dp::Stage::ddp, sp::dp::Stage::zero1, sp::dp::Stage::zero2, sp::dp::Stage::zero3}) {
     const auto c = sp::dp::zero_cost(s, a.params, a.ranks, pr, a.ring);
     std::printf("%-20s %12.4g %12.4g %12.4g %12.1f %12.4g %14.4g %8.3g\n", sp::dp::stage_name(s), c.params / gb,
-                c.grads / gb, c.optim / gb, c.total() / gb, c.total(), c.traffic / gb, c.traffic / (a.params * pr.comm_grad()));
+                c.grads / gb, c.optim / gb, c.total() / gb, c.total(), c.traffic / gb,
+                c.traffic / (a.params * pr.comm_grad()));
   }
   std::printf("parameter server: server sends+receives %.4g GB per step (2 (N_d-1) Psi)\n",
               sp::dp::param_server_load(a.params, a.ranks, pr.comm_grad()) / gb);
@@ -62,9 +64,11 @@ sp::Registry::Command add_model_zero(CLI::App& app) {
     model->require_subcommand(1);
   }
   auto* zero = model->add_subcommand("zero", "Per-device memory and traffic of DDP and ZeRO stages 1-3");
-  sp::cli::positive(zero->add_option("--params,-P", args.params, "Model parameters Psi (e.g. 7.5e9)"), 1e18)->capture_default_str();
+  sp::cli::positive(zero->add_option("--params,-P", args.params, "Model parameters Psi (e.g. 7.5e9)"), 1e18)
+      ->capture_default_str();
   sp::cli::range(zero->add_option("--ranks,-N", args.ranks, "Data-parallel ranks N_d"), 1, 1e9)->capture_default_str();
-  zero->add_option("--precision", args.precision, "mixed (2+2+12), fp32 (4+4+8) or fp64 (8+8+16)")->capture_default_str();
+  zero->add_option("--precision", args.precision, "mixed (2+2+12), fp32 (4+4+8) or fp64 (8+8+16)")
+      ->capture_default_str();
   zero->add_flag("--ring", args.ring, "Exact ring traffic (N_d-1)/N_d instead of the paper's limit");
   return {zero, [] { return run_zero(args); }};
 }

@@ -66,7 +66,8 @@ class Gemm : public sp::Technique {
   // (CUDA) the baseline is not offered.
   std::vector<std::string> available_variants() const override {
     std::vector<std::string> v = {"kokkos"};
-    const bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
+    const bool host =
+        Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
     for (auto& name : info_.variants)
       if ((name == "openblas" && host) || (name == "cublas" && !host)) v.push_back(name);
     return v;
@@ -97,16 +98,20 @@ class Gemm : public sp::Technique {
   void setup(const sp::Params& p, int) override {
     f32_ = p.s("dtype") == "fp32";
     M_ = p.i("M"), N_ = p.i("N"), K_ = p.i("K");
-    if (f32_) init(d32_);
-    else init(d64_);
+    if (f32_)
+      init(d32_);
+    else
+      init(d64_);
 #ifdef SP_HAVE_OPENBLAS
     openblas_set_num_threads(sp::kx::concurrency());
 #endif
   }
 
   void run(const std::string& variant) override {
-    if (f32_) run_t(d32_, variant);
-    else run_t(d64_, variant);
+    if (f32_)
+      run_t(d32_, variant);
+    else
+      run_t(d64_, variant);
   }
 
   sp::CheckResult check(const std::string&) override { return f32_ ? check_t(d32_) : check_t(d64_); }

@@ -10,18 +10,18 @@ namespace sp::hybrid {
 
 namespace {
 const std::vector<std::string> kNames = {
-    "peak_params_bytes",       "peak_grads_bytes",        "peak_optimizer_bytes",   "peak_activations_bytes",
-    "peak_comm_bytes",         "peak_memory_total_bytes", "dp_bytes_per_step",      "tp_bytes_per_step",
-    "pp_bytes_per_step",       "dp_collectives_per_step", "tp_collectives_per_step", "pp_messages_per_step"};
+    "peak_params_bytes", "peak_grads_bytes",        "peak_optimizer_bytes",    "peak_activations_bytes",
+    "peak_comm_bytes",   "peak_memory_total_bytes", "dp_bytes_per_step",       "tp_bytes_per_step",
+    "pp_bytes_per_step", "dp_collectives_per_step", "tp_collectives_per_step", "pp_messages_per_step"};
 const std::vector<std::string> kQuantities = {
-    "peak memory params",      "peak memory grads",       "peak memory optimizer",  "peak memory activations",
-    "peak memory comm buffers", "peak memory total",      "dp bytes per step",      "tp bytes per step",
-    "pp bytes per step",       "dp collectives per step", "tp collectives per step", "pp messages per step"};
+    "peak memory params",       "peak memory grads",       "peak memory optimizer",   "peak memory activations",
+    "peak memory comm buffers", "peak memory total",       "dp bytes per step",       "tp bytes per step",
+    "pp bytes per step",        "dp collectives per step", "tp collectives per step", "pp messages per step"};
 }  // namespace
 
 Counted counted(const MemoryTracker& mem, const StepCounters& c, double steps) {
-  const double pk[] = {mem.peak(Mem::params), mem.peak(Mem::grads), mem.peak(Mem::optim),
-                       mem.peak(Mem::activations), mem.peak(Mem::comm)};
+  const double pk[] = {mem.peak(Mem::params), mem.peak(Mem::grads), mem.peak(Mem::optim), mem.peak(Mem::activations),
+                       mem.peak(Mem::comm)};
   return {kNames,
           {pk[0], pk[1], pk[2], pk[3], pk[4], pk[0] + pk[1] + pk[2] + pk[3] + pk[4], double(c.dp.bytes_sent) / steps,
            double(c.tp.bytes_sent) / steps, double(c.pp.bytes_sent) / steps, double(c.dp_collectives) / steps,
@@ -32,8 +32,8 @@ Counted predicted(const ModelShape& m, const Layout& l, int rank) {
   const MemoryByCategory mem = predict_memory(m, l, rank);
   const TrafficPerStep t = predict_traffic(m, l, rank);
   return {kNames,
-          {mem.params, mem.grads, mem.optimizer, mem.activations, mem.comm_buffers, mem.total(), t.dp_bytes,
-           t.tp_bytes, t.pp_bytes, double(t.dp_collectives), double(t.tp_collectives), double(t.pp_messages)}};
+          {mem.params, mem.grads, mem.optimizer, mem.activations, mem.comm_buffers, mem.total(), t.dp_bytes, t.tp_bytes,
+           t.pp_bytes, double(t.dp_collectives), double(t.tp_collectives), double(t.pp_messages)}};
 }
 
 sp::Counts hybrid_counts(const Params& p, int nranks) {
@@ -65,8 +65,8 @@ std::vector<nn::GemmShape> gemm_shapes(const ModelShape& m, const Layout& l, int
   return out;
 }
 
-void append_hybrid_verdicts(const std::string& name, const Params& p, const std::string& variant,
-                            const Measurement& m, std::vector<Verdict>& out) {
+void append_hybrid_verdicts(const std::string& name, const Params& p, const std::string& variant, const Measurement& m,
+                            std::vector<Verdict>& out) {
   if (!m.counters.count("peak_params_bytes")) return;  // not a hybrid_step measurement
   const ModelShape model = model_of(p);
   const Layout l = layout_of(p, m.ranks);

@@ -23,7 +23,7 @@ Counted predicted(const ModelShape& m, const Layout& l, int rank);
 sp::Counts hybrid_counts(const Params& p, int nranks);
 std::vector<nn::GemmShape> gemm_shapes(const ModelShape& m, const Layout& l, int steps);
 
-void append_hybrid_verdicts(const std::string& name, const Params& p, const std::string& variant,
-                            const Measurement& m, std::vector<Verdict>& out);
+void append_hybrid_verdicts(const std::string& name, const Params& p, const std::string& variant, const Measurement& m,
+                            std::vector<Verdict>& out);
 
 }  // namespace sp::hybrid

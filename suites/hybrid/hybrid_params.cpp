@@ -34,8 +34,8 @@ std::string case_error(const Params& p, int world) {
   const ModelShape m = model_of(p);
   const Layout l = layout_of(p, world);
   if (p.i("dp") == 0 && world % (l.tp * l.pp) != 0)
-    return "dp=0 takes the ranks tp x pp leave, but tp x pp = " + std::to_string(l.tp * l.pp) +
-           " does not divide " + std::to_string(world) + " ranks";
+    return "dp=0 takes the ranks tp x pp leave, but tp x pp = " + std::to_string(l.tp * l.pp) + " does not divide " +
+           std::to_string(world) + " ranks";
   std::string e = layout_error(m, l, world);
   if (!e.empty()) return e;
   if (l.storage != StorageType::fp32 && l.storage != StorageType::fp64)

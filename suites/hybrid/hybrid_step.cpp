@@ -38,13 +38,20 @@ class HybridStepTechnique : public sp::Technique {
     i.summary = "transformer training step on dp x tp x pp ranks: Megatron TP, pipeline schedules, ZeRO 0-3";
     auto set = [](const char* storage, int layers, int hidden, int heads, int seq, int batch, int tp, int pp, int v,
                   int mb, const char* sched, int zero, int ckpt, int steps) {
-      return sp::Params{{"layers", std::to_string(layers)}, {"hidden", std::to_string(hidden)},
-                        {"heads", std::to_string(heads)},   {"seq", std::to_string(seq)},
-                        {"batch", std::to_string(batch)},   {"dp", "0"},
-                        {"tp", std::to_string(tp)},         {"pp", std::to_string(pp)},
-                        {"v", std::to_string(v)},           {"mb", std::to_string(mb)},
-                        {"schedule", sched},                {"zero", std::to_string(zero)},
-                        {"storage", storage},                {"ckpt", std::to_string(ckpt)},
+      return sp::Params{{"layers", std::to_string(layers)},
+                        {"hidden", std::to_string(hidden)},
+                        {"heads", std::to_string(heads)},
+                        {"seq", std::to_string(seq)},
+                        {"batch", std::to_string(batch)},
+                        {"dp", "0"},
+                        {"tp", std::to_string(tp)},
+                        {"pp", std::to_string(pp)},
+                        {"v", std::to_string(v)},
+                        {"mb", std::to_string(mb)},
+                        {"schedule", sched},
+                        {"zero", std::to_string(zero)},
+                        {"storage", storage},
+                        {"ckpt", std::to_string(ckpt)},
                         {"steps", std::to_string(steps)}};
     };
     // Conformance: fp64 (in fp32 the running error bound through layer norms
@@ -88,8 +95,10 @@ class HybridStepTechnique : public sp::Technique {
     model_ = model_of(p);
     layout_ = layout_of(p, nranks);
     s32_.reset(), s64_.reset();
-    if (layout_.storage == StorageType::fp64) s64_ = std::make_unique<HybridStep<double>>(model_, layout_, sp::comm::rank());
-    else s32_ = std::make_unique<HybridStep<float>>(model_, layout_, sp::comm::rank());
+    if (layout_.storage == StorageType::fp64)
+      s64_ = std::make_unique<HybridStep<double>>(model_, layout_, sp::comm::rank());
+    else
+      s32_ = std::make_unique<HybridStep<float>>(model_, layout_, sp::comm::rank());
     reference_.reset();
     gemm_rate_ = 0;
   }
@@ -106,7 +115,8 @@ class HybridStepTechnique : public sp::Technique {
   sp::CheckResult check(const std::string&) override {
     const int steps = int(params_.i("steps"));
     if (!reference_)
-      reference_ = std::make_unique<ref::Model>(s64_ ? ref::train<double>(model_, steps) : ref::train<float>(model_, steps));
+      reference_ =
+          std::make_unique<ref::Model>(s64_ ? ref::train<double>(model_, steps) : ref::train<float>(model_, steps));
     sp::Comparator cmp(
         "running error bound (u of the storage type) through every operation, any order and split of every dot "
         "product, Adam's update capped at 2 lr R_t (reference/hybrid)");
@@ -152,8 +162,10 @@ class HybridStepTechnique : public sp::Technique {
  private:
   template <class F>
   void with(F&& f) {
-    if (s64_) f(*s64_);
-    else f(*s32_);
+    if (s64_)
+      f(*s64_);
+    else
+      f(*s32_);
   }
 
   sp::Params params_;

@@ -60,7 +60,8 @@ ModelShape model_of(const PlanArgs& a, int* preset_gpus) {
     return p->model;
   }
   for (const char* o : {"--layers", "--hidden", "--heads", "--seq", "--batch"})
-    if (!given(a, o)) throw sp::InputError(std::string("plan: give --preset NAME or the model's shape (") + o + " missing)");
+    if (!given(a, o))
+      throw sp::InputError(std::string("plan: give --preset NAME or the model's shape (") + o + " missing)");
   ModelShape m;
   m.layers = a.layers, m.hidden = a.hidden, m.heads = a.heads, m.seq = a.seq, m.vocab = a.vocab;
   m.global_batch = a.batch, m.ffn = a.ffn;
@@ -71,8 +72,8 @@ ModelShape model_of(const PlanArgs& a, int* preset_gpus) {
 }
 
 sp::hybrid::MachineFigures machine_of(const PlanArgs& a) {
-  const bool named = given(a, "--gemm-gflops") || given(a, "--alpha-us") || given(a, "--beta-gbs") ||
-                     given(a, "--gamma-gbs");
+  const bool named =
+      given(a, "--gemm-gflops") || given(a, "--alpha-us") || given(a, "--beta-gbs") || given(a, "--gamma-gbs");
   if (!a.machine.empty() && named)
     throw sp::InputError("plan: --machine excludes --gemm-gflops, --alpha-us, --beta-gbs and --gamma-gbs");
   sp::hybrid::MachineFigures mf;
@@ -103,8 +104,8 @@ int launch_verify(const PlanArgs& a) {
   if (!given(a, "--ranks")) argv.insert(argv.end(), {"--ranks", std::to_string(n)});
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const std::string threads = std::to_string(std::max(1u, cores / static_cast<unsigned>(n)));
-  const std::string log = (std::filesystem::temp_directory_path() /
-                           ("sp-plan-verify-" + std::to_string(::getpid()) + ".log")).string();
+  const std::string log =
+      (std::filesystem::temp_directory_path() / ("sp-plan-verify-" + std::to_string(::getpid()) + ".log")).string();
   const sp::LaunchResult r = sp::run_with_watchdog(argv, {{"OMP_NUM_THREADS", threads}}, log, 3600, true);
   const std::string why = sp::last_line(log, true);
   std::error_code ec;
@@ -131,7 +132,8 @@ int run_plan(const PlanArgs& a) {
   if (a.verify > 0) {
     if (!a.preset.empty() || given(a, "--layers") || !a.machine.empty() || given(a, "--gemm-gflops") ||
         given(a, "--tp-beta-gbs") || given(a, "--tp-alpha-us"))
-      throw sp::InputError("plan --verify: plans a scaled-down shape on the measured machine; give no model or machine");
+      throw sp::InputError(
+          "plan --verify: plans a scaled-down shape on the measured machine; give no model or machine");
     plan::check_verifiable();
     if (sp::comm::size() == 1 && !sp::under_launcher()) return launch_verify(a);
     if (given(a, "--ranks") && a.ranks != sp::comm::size())
@@ -142,7 +144,8 @@ int run_plan(const PlanArgs& a) {
         plan::verify(a.verify, given(a, "--storage") ? storage : StorageType::fp32, a.min_time, plan::kComposedStep,
                      given(a, "--memory") ? a.memory_gib * 1073741824.0 : 0);
     const nlohmann::json manifest =
-        a.json.empty() ? nlohmann::json() : sp::collect_manifest({sp::process_command_line(), sp::comm::size(), sp::kx::concurrency()});
+        a.json.empty() ? nlohmann::json()
+                       : sp::collect_manifest({sp::process_command_line(), sp::comm::size(), sp::kx::concurrency()});
     if (sp::comm::rank() != 0) return 0;
     std::fputs(plan::verify_table(v).c_str(), stdout);
     if (!a.json.empty()) {
@@ -162,7 +165,8 @@ int run_plan(const PlanArgs& a) {
   r.machine = machine_of(a);
   const plan::Plan p = plan::make_plan(r);
   const nlohmann::json manifest =
-      a.json.empty() ? nlohmann::json() : sp::collect_manifest({sp::process_command_line(), sp::comm::size(), sp::kx::concurrency()});
+      a.json.empty() ? nlohmann::json()
+                     : sp::collect_manifest({sp::process_command_line(), sp::comm::size(), sp::kx::concurrency()});
   if (sp::comm::rank() != 0) return p.ranked.empty() ? 1 : 0;
   std::fputs(plan::plan_table(r, p, a.top, a.preset).c_str(), stdout);
   if (!a.json.empty()) {
@@ -175,7 +179,8 @@ int run_plan(const PlanArgs& a) {
 
 sp::Registry::Command add_plan(CLI::App& app) {
   static PlanArgs a;
-  auto* c = app.add_subcommand("plan", "Hybrid-parallel layouts (dp x tp x pp, schedule, ZeRO, checkpointing) ranked by predicted step time");
+  auto* c = app.add_subcommand(
+      "plan", "Hybrid-parallel layouts (dp x tp x pp, schedule, ZeRO, checkpointing) ranked by predicted step time");
   a.sub = c;
   c->add_option("--preset", a.preset, "A published model: " + preset_names());
   sp::cli::range(c->add_option("--layers", a.layers, "Transformer blocks L"), 1, 1e6);
@@ -193,18 +198,22 @@ sp::Registry::Command add_plan(CLI::App& app) {
   sp::cli::range(c->add_option("--alpha-us", a.alpha_us, "Latency per message, microseconds"), 0, 1e7);
   sp::cli::positive(c->add_option("--beta-gbs", a.beta_gbs, "Bandwidth per rank, GB/s"), 1e6);
   sp::cli::positive(c->add_option("--gamma-gbs", a.gamma_gbs, "Reduction rate, GB/s (absent: free)"), 1e6);
-  sp::cli::range(c->add_option("--tp-alpha-us", a.tp_alpha_us, "Tensor-parallel group's latency, us (default: the machine's)"),
-                 0, 1e7);
-  sp::cli::positive(c->add_option("--tp-beta-gbs", a.tp_beta_gbs, "Tensor-parallel group's bandwidth, GB/s (default: the machine's)"),
-                    1e6);
+  sp::cli::range(
+      c->add_option("--tp-alpha-us", a.tp_alpha_us, "Tensor-parallel group's latency, us (default: the machine's)"), 0,
+      1e7);
+  sp::cli::positive(
+      c->add_option("--tp-beta-gbs", a.tp_beta_gbs, "Tensor-parallel group's bandwidth, GB/s (default: the machine's)"),
+      1e6);
   sp::cli::range(c->add_option("--top", a.top, "Layouts to print"), 1, 1e6)->capture_default_str();
   c->add_option("--json", a.json, "Write the plan (with the manifest) to this file, atomically");
-  sp::cli::range(c->add_option("--verify", a.verify, "Run the top K and K spread layouts with the composed step"), 0, 64)
+  sp::cli::range(c->add_option("--verify", a.verify, "Run the top K and K spread layouts with the composed step"), 0,
+                 64)
       ->capture_default_str();
   sp::cli::positive(c->add_option("--min-time", a.min_time, "Seconds per repetition of each --verify case"), 60)
       ->capture_default_str();
   c->add_flag("--strict", a.strict, "With --verify: exit 1 when a verdict fails");
-  c->add_option("--launcher", a.launcher, "With --verify outside a launcher: how to start --ranks ranks ({n}; default mpiexec -n {n})");
+  c->add_option("--launcher", a.launcher,
+                "With --verify outside a launcher: how to start --ranks ranks ({n}; default mpiexec -n {n})");
   sp::Registry::Command cmd{c, [] { return run_plan(a); }};
   cmd.on_ranks = true;
   return cmd;

@@ -86,8 +86,11 @@ MachineFigures machine_from_file(const std::string& path) {
       MachineFigures mf = uniform(m.at("gemm_flops").get<double>(), l, "--machine " + file);
       if (m.contains("tp")) {
         const auto& t = m["tp"];
-        mf.tp = uniform(mf.gemm_flops, Link{t.at("alpha_s").get<double>(), t.at("beta_s_per_B").get<double>(),
-                                            t.value("gamma_s_per_B", 0.0)}, "--machine " + file).tp;
+        mf.tp = uniform(mf.gemm_flops,
+                        Link{t.at("alpha_s").get<double>(), t.at("beta_s_per_B").get<double>(),
+                             t.value("gamma_s_per_B", 0.0)},
+                        "--machine " + file)
+                    .tp;
       }
       return mf;
     }

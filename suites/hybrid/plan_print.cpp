@@ -27,23 +27,36 @@ std::string fmt(const char* f, ...) {
 }
 
 std::string model_line(const ModelShape& m) {
-  return fmt("L=%d h=%d a=%d s=%d ffn=%d V=%d B=%d, %.4g parameters", m.layers, m.hidden, m.heads, m.seq,
-             m.ffn_width(), m.vocab, m.global_batch, megatron::param_count(m));
+  return fmt("L=%d h=%d a=%d s=%d ffn=%d V=%d B=%d, %.4g parameters", m.layers, m.hidden, m.heads, m.seq, m.ffn_width(),
+             m.vocab, m.global_batch, megatron::param_count(m));
 }
 
 nlohmann::json model_json(const ModelShape& m) {
-  return {{"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads}, {"seq", m.seq}, {"ffn", m.ffn_width()},
-          {"vocab", m.vocab},   {"global_batch", m.global_batch}, {"params", megatron::param_count(m)}};
+  return {{"layers", m.layers},
+          {"hidden", m.hidden},
+          {"heads", m.heads},
+          {"seq", m.seq},
+          {"ffn", m.ffn_width()},
+          {"vocab", m.vocab},
+          {"global_batch", m.global_batch},
+          {"params", megatron::param_count(m)}};
 }
 
 nlohmann::json candidate_json(const Candidate& c) {
   return {{"layout", to_json(c.layout)},
           {"memory_bytes",
-           {{"params", c.memory.params}, {"grads", c.memory.grads}, {"optimizer", c.memory.optimizer},
-            {"activations", c.memory.activations}, {"total", c.memory.total()}}},
+           {{"params", c.memory.params},
+            {"grads", c.memory.grads},
+            {"optimizer", c.memory.optimizer},
+            {"activations", c.memory.activations},
+            {"total", c.memory.total()}}},
           {"time_s",
-           {{"compute", c.time.compute}, {"tp", c.time.tp}, {"pp", c.time.pp}, {"dp", c.time.dp},
-            {"bubble", c.time.bubble}, {"total", c.time.total}}},
+           {{"compute", c.time.compute},
+            {"tp", c.time.tp},
+            {"pp", c.time.pp},
+            {"dp", c.time.dp},
+            {"bubble", c.time.bubble},
+            {"total", c.time.total}}},
           {"bubble_fraction", c.time.bubble_fraction},
           {"comm_share", c.time.comm_share()}};
 }
@@ -61,9 +74,15 @@ int published_place(const Request& r, const Plan& p, const std::string& preset) 
 }  // namespace
 
 nlohmann::json to_json(const Layout& l) {
-  return {{"dp", l.dp}, {"tp", l.tp}, {"pp", l.pp}, {"v", l.v}, {"micro_batches", l.micro_batches},
-          {"schedule", mp::to_string(l.schedule)}, {"zero_stage", l.zero_stage},
-          {"storage", to_string(l.storage)}, {"ckpt_every", l.ckpt_every}};
+  return {{"dp", l.dp},
+          {"tp", l.tp},
+          {"pp", l.pp},
+          {"v", l.v},
+          {"micro_batches", l.micro_batches},
+          {"schedule", mp::to_string(l.schedule)},
+          {"zero_stage", l.zero_stage},
+          {"storage", to_string(l.storage)},
+          {"ckpt_every", l.ckpt_every}};
 }
 
 std::string plan_table(const Request& r, const Plan& p, int top, const std::string& preset) {
@@ -77,8 +96,8 @@ std::string plan_table(const Request& r, const Plan& p, int top, const std::stri
     const int n = std::min<int>(top, static_cast<int>(p.ranked.size()));
     for (int i = 0; i < n; ++i) {
       const Candidate& c = p.ranked[i];
-      s += fmt("%4d  %-50s %12.2f %14.5g %7.1f%% %7.1f%%\n", i + 1, describe(c.layout).c_str(),
-               c.memory.total() / kGiB, c.time.total, 100 * c.time.bubble_fraction, 100 * c.time.comm_share());
+      s += fmt("%4d  %-50s %12.2f %14.5g %7.1f%% %7.1f%%\n", i + 1, describe(c.layout).c_str(), c.memory.total() / kGiB,
+               c.time.total, 100 * c.time.bubble_fraction, 100 * c.time.comm_share());
     }
   } else {
     s += "no layout fits\n";
@@ -109,8 +128,11 @@ nlohmann::json plan_json(const Request& r, const Plan& p, int top, const std::st
   for (int i = 0; i < n; ++i) ranked.push_back(candidate_json(p.ranked[i]));
   for (auto& [why, c] : p.rejected) rejected.push_back({{"reason", why}, {"count", c}});
   return {{"request",
-           {{"preset", preset}, {"model", model_json(r.model)}, {"ranks", r.ranks},
-            {"memory_bytes_per_rank", r.memory_bytes}, {"storage", to_string(r.storage)}}},
+           {{"preset", preset},
+            {"model", model_json(r.model)},
+            {"ranks", r.ranks},
+            {"memory_bytes_per_rank", r.memory_bytes},
+            {"storage", to_string(r.storage)}}},
           {"machine", to_json(r.machine)},
           {"enumerated", p.enumerated},
           {"fitting", p.ranked.size()},
@@ -150,9 +172,13 @@ nlohmann::json verify_json(const VerifyResult& v) {
           {"rows", rows},
           {"refused", v.refused},
           {"verdicts",
-           {{{"quantity", "mean absolute error of step time"}, {"value", num(v.mae)}, {"band_hi", kMaxMeanAbsError},
+           {{{"quantity", "mean absolute error of step time"},
+             {"value", num(v.mae)},
+             {"band_hi", kMaxMeanAbsError},
              {"status", v.mae_pass ? "PASS" : "FAIL"}},
-            {{"quantity", "Spearman rank correlation"}, {"value", num(v.rho)}, {"band_lo", kMinSpearman},
+            {{"quantity", "Spearman rank correlation"},
+             {"value", num(v.rho)},
+             {"band_lo", kMinSpearman},
              {"status", v.rho_pass ? "PASS" : "FAIL"}}}}};
 }
 

@@ -34,7 +34,7 @@ ModelShape scale_down(int ranks);
 
 struct VerifyRow {
   Candidate planned;
-  int position = 0;  // 0-based place in the ranking
+  int position = 0;     // 0-based place in the ranking
   double measured = 0;  // seconds per step
 };
 struct VerifyResult {

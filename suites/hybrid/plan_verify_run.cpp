@@ -25,8 +25,8 @@ const Registered* need(const std::string& name, const std::string& what) {
 
 // Runs the cases; rank 0 gets the benchmark JSON back, the others null.
 nlohmann::json bench(const std::vector<Case>& cases, double min_time) {
-  const std::string file = (std::filesystem::temp_directory_path() /
-                            ("sp-plan-verify-" + std::to_string(::getpid()) + ".json")).string();
+  const std::string file =
+      (std::filesystem::temp_directory_path() / ("sp-plan-verify-" + std::to_string(::getpid()) + ".json")).string();
   BenchOptions o;
   o.min_time = min_time;
   o.repetitions = 3;
@@ -67,13 +67,17 @@ MachineFigures measure_machine(const ModelShape& m, int world, double min_time) 
   const int rows = m.seq * m.global_batch / world;  // one rank's tokens per step
   std::vector<Case> cases;
   // The block's largest GEMM shape, every rank at once (as in the step).
-  cases.push_back(make_case(gemm, Params{{"dtype", "fp32"}, {"M", std::to_string(rows)},
-                                         {"N", std::to_string(m.ffn_width())}, {"K", std::to_string(m.hidden)}}, 1));
+  cases.push_back(make_case(gemm,
+                            Params{{"dtype", "fp32"},
+                                   {"M", std::to_string(rows)},
+                                   {"N", std::to_string(m.ffn_width())},
+                                   {"K", std::to_string(m.hidden)}},
+                            1));
   // Alpha from a small message; beta and gamma at a tensor-parallel
   // all-reduce's size, one rank's activations.
   for (long long count : {256LL, static_cast<long long>(rows) * m.hidden}) {
-    cases.push_back(make_case(ar, Params{{"count", std::to_string(count)}, {"dtype", "fp32"}, {"op", "sum"},
-                                         {"inplace", "1"}}, world));
+    cases.push_back(make_case(
+        ar, Params{{"count", std::to_string(count)}, {"dtype", "fp32"}, {"op", "sum"}, {"inplace", "1"}}, world));
     cases.back().variants = {"ring"};
   }
   const nlohmann::json j = bench(cases, min_time);

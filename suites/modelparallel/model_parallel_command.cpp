@@ -25,7 +25,8 @@ int run_view(ViewArgs a) {
   auto& par = a.par;
   par.schedule = sp::mp::parse_schedule(a.schedule);
   for (double x : {s.layers, s.hidden, s.heads, s.seq, s.micro_batch})
-    if (!(x >= 1) || x != static_cast<long long>(x)) throw sp::InputError("model parallel: shape values must be integers >= 1");
+    if (!(x >= 1) || x != static_cast<long long>(x))
+      throw sp::InputError("model parallel: shape values must be integers >= 1");
   if (par.dp < 1 || par.tp < 1) throw sp::InputError("model parallel: --dp and --tp must be >= 1");
   if (static_cast<long long>(s.heads) % par.tp != 0)
     throw sp::InputError("model parallel: heads = " + std::to_string(static_cast<long long>(s.heads)) +
@@ -36,10 +37,12 @@ int run_view(ViewArgs a) {
                          " is not divisible by heads and t");
   sp::mp::check_shape(par.schedule, par.pp, par.m, par.v, static_cast<int>(s.layers));
   if (sp::comm::rank() != 0) return 0;
-  std::printf("memory per rank, GPT-style model: L=%.0f h=%.0f a=%.0f s=%.0f b=%.0f, Psi = %.4g parameters\n",
-              s.layers, s.hidden, s.heads, s.seq, s.micro_batch, s.params());
-  std::printf("model states 2+2+12 bytes/param (mixed-precision Adam); activations 16-bit, Korthikanti et al. Table 2\n");
-  std::printf("%-34s %11s %11s %11s %11s %11s\n", "layout", "params GB", "grads GB", "optim GB", "activ. GB", "total GB");
+  std::printf("memory per rank, GPT-style model: L=%.0f h=%.0f a=%.0f s=%.0f b=%.0f, Psi = %.4g parameters\n", s.layers,
+              s.hidden, s.heads, s.seq, s.micro_batch, s.params());
+  std::printf(
+      "model states 2+2+12 bytes/param (mixed-precision Adam); activations 16-bit, Korthikanti et al. Table 2\n");
+  std::printf("%-34s %11s %11s %11s %11s %11s\n", "layout", "params GB", "grads GB", "optim GB", "activ. GB",
+              "total GB");
   for (auto& r : sp::mp::memory_view(s, par))
     std::printf("%-34s %11.4g %11.4g %11.4g %11.4g %11.4g\n", r.layout.c_str(), r.params / 1e9, r.grads / 1e9,
                 r.optim / 1e9, r.acts / 1e9, r.total() / 1e9);
@@ -58,7 +61,8 @@ sp::Registry::Command add_model_parallel(CLI::App& app) {
   sp::cli::range(c->add_option("--hidden", args.shape.hidden, "Hidden size h"), 1, 1e9)->capture_default_str();
   sp::cli::range(c->add_option("--heads", args.shape.heads, "Attention heads a"), 1, 1e9)->capture_default_str();
   sp::cli::range(c->add_option("--seq", args.shape.seq, "Sequence length s"), 1, 1e9)->capture_default_str();
-  sp::cli::range(c->add_option("--micro-batch", args.shape.micro_batch, "Micro-batch size b"), 1, 1e9)->capture_default_str();
+  sp::cli::range(c->add_option("--micro-batch", args.shape.micro_batch, "Micro-batch size b"), 1, 1e9)
+      ->capture_default_str();
   sp::cli::range(c->add_option("--dp", args.par.dp, "Data-parallel ranks N_d"), 1, 1e9)->capture_default_str();
   sp::cli::range(c->add_option("--tp", args.par.tp, "Tensor-parallel degree t"), 1, 1e9)->capture_default_str();
   sp::cli::range(c->add_option("--pp", args.par.pp, "Pipeline stages p"), 1, 1e9)->capture_default_str();

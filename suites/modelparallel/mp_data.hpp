@@ -33,14 +33,16 @@ inline std::vector<double> fill(size_t count, uint64_t seed, double scale) {
 
 inline Mat to_view(const std::vector<double>& v, int rows, int cols, const char* name = "m") {
   Mat m(std::string(name), rows, cols);
-  using H = Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using H =
+      Kokkos::View<const double**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   Kokkos::deep_copy(m, H(v.data(), rows, cols));
   return m;
 }
 
 // got(i, j) against want(row0 + i, col(j)) for every element, each with its own bound.
-inline void compare(sp::Comparator& cmp, CMat got, const sp::reference::EbMat& want, int row0 = 0,
-                    const std::function<int(int)>& col = [](int j) { return j; }) {
+inline void compare(
+    sp::Comparator& cmp, CMat got, const sp::reference::EbMat& want, int row0 = 0,
+    const std::function<int(int)>& col = [](int j) { return j; }) {
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), got);
   for (int i = 0; i < static_cast<int>(h.extent(0)); ++i)
     for (int j = 0; j < static_cast<int>(h.extent(1)); ++j) {

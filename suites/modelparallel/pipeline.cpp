@@ -23,8 +23,11 @@ namespace {
 using sp::mp::ScheduleKind;
 
 sp::Params pipe_params(int m, int v, int L, int h, int b) {
-  return sp::Params{{"m", std::to_string(m)}, {"v", std::to_string(v)}, {"L", std::to_string(L)},
-                    {"h", std::to_string(h)}, {"b", std::to_string(b)}};
+  return sp::Params{{"m", std::to_string(m)},
+                    {"v", std::to_string(v)},
+                    {"L", std::to_string(L)},
+                    {"h", std::to_string(h)},
+                    {"b", std::to_string(b)}};
 }
 
 // Declared band for measured / predicted bubble: the formulas ignore
@@ -56,7 +59,9 @@ class Pipeline : public sp::Technique {
     i.variants = {"kokkos"};
     i.ranks = {1, 64, false};
     i.headline = {"bubble fraction (idle / step, mean over ranks)"};
-    i.source = "docs/modelparallel.md Pipeline parallelism; Huang et al. 2019; Narayanan et al. SC'21; Megatron-LM schedules.py";
+    i.source =
+        "docs/modelparallel.md Pipeline parallelism; Huang et al. 2019; Narayanan et al. SC'21; Megatron-LM "
+        "schedules.py";
     return i;
   }
 
@@ -120,8 +125,8 @@ class Pipeline : public sp::Technique {
     sp::mp::drop_zeros(out);  // see mp_data.hpp
   }
 
-  void predict(const sp::Params& params, const std::string& variant, const sp::Measurement& meas,
-               const sp::Machine&, std::vector<sp::Verdict>& out) const override;
+  void predict(const sp::Params& params, const std::string& variant, const sp::Measurement& meas, const sp::Machine&,
+               std::vector<sp::Verdict>& out) const override;
 
   void teardown() override {
     run_ = {};
@@ -182,9 +187,9 @@ void Pipeline::predict(const sp::Params& params, const std::string& variant, con
     const int peak = sp::mp::predicted_peak_stash(kind_, p, c.m, c.v, i);
     out.push_back(sp::mp::exact_verdict(info_, params, variant, "peak activation sets, rank " + std::to_string(i),
                                         "(mb,chunk)", peak, counter("peak_stash" + r),
-                                        rs + (kind_ == ScheduleKind::gpipe ? "; GPipe: m"
+                                        rs + (kind_ == ScheduleKind::gpipe         ? "; GPipe: m"
                                               : kind_ == ScheduleKind::one_f_one_b ? "; 1F1B: min(p-i, m)"
-                                                                                    : "; min(2(p-i-1)+(v-1)p+1, mv)")));
+                                                                                   : "; min(2(p-i-1)+(v-1)p+1, mv)")));
     if (uniform)
       out.push_back(sp::mp::exact_verdict(info_, params, variant, "peak activation elements, rank " + std::to_string(i),
                                           "elements", peak * 2.0 * (c.layers / (p * c.v)) * c.act_elems(),
@@ -194,7 +199,8 @@ void Pipeline::predict(const sp::Params& params, const std::string& variant, con
     out.push_back(sp::mp::exact_verdict(info_, params, variant, "p2p messages sent, rank " + std::to_string(i), "msgs",
                                         msgs, counter("msgs_sent" + r), rs));
     out.push_back(sp::mp::exact_verdict(info_, params, variant, "p2p bytes sent, rank " + std::to_string(i), "B",
-                                        msgs * 8.0 * c.act_elems(), counter("bytes_sent" + r), rs + "; b h x 8 B each"));
+                                        msgs * 8.0 * c.act_elems(), counter("bytes_sent" + r),
+                                        rs + "; b h x 8 B each"));
     double params_i = 0;
     for (int ch = i; ch < p * c.v; ch += p) params_i += sp::mp::chunk_layers(c.layers, p * c.v, ch).count;
     out.push_back(sp::mp::exact_verdict(info_, params, variant, "parameters, rank " + std::to_string(i), "elements",

@@ -27,17 +27,22 @@ PipelineOptions opt;
 // One rank's statistics flattened: busy, step, peak sets, peak elements,
 // messages, bytes, then (kind, mb, chunk, t0, t1) per operation.
 std::vector<double> flatten(const sp::mp::PipeStats& s, double busy, double step) {
-  std::vector<double> v = {busy, step, double(s.peak_stash), double(s.peak_stash_elems), double(s.messages_sent),
-                           double(s.bytes_sent)};
+  std::vector<double> v = {
+      busy, step, double(s.peak_stash), double(s.peak_stash_elems), double(s.messages_sent), double(s.bytes_sent)};
   for (auto& o : s.timeline)
     v.insert(v.end(), {o.op.kind == sp::mp::Kind::F ? 0.0 : 1.0, double(o.op.mb), double(o.op.chunk), o.t0, o.t1});
   return v;
 }
 
 nlohmann::json report(const sp::mp::PipeConfig& c, const std::vector<std::vector<double>>& ranks) {
-  nlohmann::json j = {{"schedule", sp::mp::to_string(c.kind)}, {"p", c.p},          {"m", c.m},
-                      {"v", c.v},                              {"layers", c.layers}, {"hidden", c.h},
-                      {"rows", c.rows},                        {"steps", opt.steps},
+  nlohmann::json j = {{"schedule", sp::mp::to_string(c.kind)},
+                      {"p", c.p},
+                      {"m", c.m},
+                      {"v", c.v},
+                      {"layers", c.layers},
+                      {"hidden", c.h},
+                      {"rows", c.rows},
+                      {"steps", opt.steps},
                       {"predicted_bubble", sp::mp::predicted_bubble(c.kind, c.p, c.m, c.v)}};
   double step = 0;
   for (auto& r : ranks) step = std::max(step, r[1]);
@@ -46,8 +51,11 @@ nlohmann::json report(const sp::mp::PipeConfig& c, const std::vector<std::vector
     const auto& r = ranks[i];
     nlohmann::json ops = nlohmann::json::array();
     for (size_t k = 6; k + 4 < r.size(); k += 5)
-      ops.push_back({{"kind", r[k] == 0 ? "F" : "B"}, {"mb", int(r[k + 1])}, {"chunk", int(r[k + 2])},
-                     {"t0", r[k + 3]}, {"t1", r[k + 4]}});
+      ops.push_back({{"kind", r[k] == 0 ? "F" : "B"},
+                     {"mb", int(r[k + 1])},
+                     {"chunk", int(r[k + 2])},
+                     {"t0", r[k + 3]},
+                     {"t1", r[k + 4]}});
     j["ranks"].push_back({{"rank", i},
                           {"bubble", 1 - r[0] / step},
                           {"peak_stash", int(r[2])},
@@ -76,8 +84,11 @@ void print(const nlohmann::json& j) {
 }
 
 int run_pipeline() {
-  sp::Params params{{"m", std::to_string(opt.m)}, {"v", std::to_string(opt.v)}, {"L", std::to_string(opt.layers)},
-                    {"h", std::to_string(opt.hidden)}, {"b", std::to_string(opt.rows)}};
+  sp::Params params{{"m", std::to_string(opt.m)},
+                    {"v", std::to_string(opt.v)},
+                    {"L", std::to_string(opt.layers)},
+                    {"h", std::to_string(opt.hidden)},
+                    {"b", std::to_string(opt.rows)}};
   const auto c = sp::mp::PipeConfig::from(sp::mp::parse_schedule(opt.schedule), params, opt.p);
   c.validate();
   const int world = sp::comm::size();

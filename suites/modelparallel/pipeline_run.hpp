@@ -15,7 +15,7 @@ struct PipeConfig {
   ScheduleKind kind = ScheduleKind::one_f_one_b;
   int p = 1, m = 1, v = 1, layers = 1, h = 1, rows = 1;
   static PipeConfig from(ScheduleKind k, const Params& params, int p);  // p = ranks of the pipeline
-  void validate() const;                               // InputError naming the problem
+  void validate() const;                                                // InputError naming the problem
   size_t act_elems() const { return static_cast<size_t>(rows) * h; }
 };
 

@@ -43,7 +43,8 @@ class TensorParallel : public sp::Technique {
     i.variants = {"kokkos"};
     i.ranks = {1, 64, false};
     i.headline = {"all-reduce bytes sent, all ranks"};
-    i.source = "docs/modelparallel.md Tensor parallelism (Megatron-LM); Shoeybi et al. 2019; Korthikanti et al. 2022 Table 2";
+    i.source =
+        "docs/modelparallel.md Tensor parallelism (Megatron-LM); Shoeybi et al. 2019; Korthikanti et al. 2022 Table 2";
     return i;
   }
 
@@ -161,8 +162,7 @@ class TensorParallel : public sp::Technique {
       case TpKind::row: return {row_.dW};
       case TpKind::mlp: return {mlp_.fc1.dW, mlp_.fc2.dW};
       case TpKind::attention: return {layer_.attn.qkv.dW, layer_.attn.proj.dW};
-      case TpKind::layer:
-        return {layer_.attn.qkv.dW, layer_.attn.proj.dW, layer_.mlp.fc1.dW, layer_.mlp.fc2.dW};
+      case TpKind::layer: return {layer_.attn.qkv.dW, layer_.attn.proj.dW, layer_.mlp.fc1.dW, layer_.mlp.fc2.dW};
     }
     return {};
   }

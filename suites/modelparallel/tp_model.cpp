@@ -57,11 +57,11 @@ void tp_check_shape(TpKind k, const TpShape& sh, int t) {
   const std::string who = tp_name(k) + ": ";
   if (has_heads(k)) {
     if (sh.h % t != 0)
-      throw InputError(who + "hidden size h = " + std::to_string(sh.h) + " is not divisible by t = " +
-                       std::to_string(t) + " ranks");
+      throw InputError(who + "hidden size h = " + std::to_string(sh.h) +
+                       " is not divisible by t = " + std::to_string(t) + " ranks");
     if (sh.h % sh.heads != 0)
-      throw InputError(who + "hidden size h = " + std::to_string(sh.h) + " is not divisible by heads = " +
-                       std::to_string(sh.heads));
+      throw InputError(who + "hidden size h = " + std::to_string(sh.h) +
+                       " is not divisible by heads = " + std::to_string(sh.heads));
     if (sh.heads % t != 0)
       throw InputError(who + "heads = " + std::to_string(sh.heads) + " is not divisible by t = " + std::to_string(t) +
                        " ranks");
@@ -271,7 +271,8 @@ void tp_verdicts(const Info& info, TpKind k, const Params& p, const std::string&
   out.push_back(exact_verdict(info, p, variant, "all-reduces backward per call", "calls", pr.allreduce_bwd,
                               counter("allreduce_bwd"), ts + "; Megatron f operator before column-parallel layers"));
   out.push_back(exact_verdict(info, p, variant, "all-reduce bytes sent, all ranks", "B", pr.bytes_all_ranks,
-                              counter("allreduce_bytes_sent_all_ranks"), ts + "; ring: 2(t-1)/t x n h x 8 B per call and rank"));
+                              counter("allreduce_bytes_sent_all_ranks"),
+                              ts + "; ring: 2(t-1)/t x n h x 8 B per call and rank"));
   out.push_back(exact_verdict(info, p, variant, "parameters per rank", "elements", pr.param_elems,
                               counter("param_elems_max_rank"), ts + "; split weights / t, no biases"));
   std::string note = ts + "; counted tensors kept for backward";

@@ -45,9 +45,9 @@ CheckResult tp_check(TpKind k, const TpShape& sh, const TpData& d, int rank, int
 // Predictions per call (at t ranks).
 struct TpPrediction {
   int allreduce_fwd, allreduce_bwd;
-  double bytes_all_ranks;   // ring all-reduce bytes sent, summed over ranks
-  double param_elems;       // per rank
-  double stash_elems;       // activations kept for the backward, per rank
+  double bytes_all_ranks;    // ring all-reduce bytes sent, summed over ranks
+  double param_elems;        // per rank
+  double stash_elems;        // activations kept for the backward, per rank
   double korthikanti_bytes;  // Korthikanti et al. Table 2 (16-bit, with layer norms and dropout), layer only
 };
 TpPrediction tp_predict(TpKind k, const TpShape& sh, int t);

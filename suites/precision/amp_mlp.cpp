@@ -37,10 +37,14 @@ class AmpMlp : public sp::Technique {
     i.headline = {"loss deviation from double reference"};
     i.summary = "MLP training: fp16/bf16 storage, fp32 master weights, loss scaling";
     auto set = [](const char* t, const char* scaling, int b, int d, int h, int steps, int interval) {
-      return sp::Params{{"dtype", t},         {"scaling", scaling},
-                        {"B", std::to_string(b)}, {"D", std::to_string(d)},
-                        {"H", std::to_string(h)}, {"O", "8"},
-                        {"steps", std::to_string(steps)}, {"lr", "0.05"},
+      return sp::Params{{"dtype", t},
+                        {"scaling", scaling},
+                        {"B", std::to_string(b)},
+                        {"D", std::to_string(d)},
+                        {"H", std::to_string(h)},
+                        {"O", "8"},
+                        {"steps", std::to_string(steps)},
+                        {"lr", "0.05"},
                         {"interval", std::to_string(interval)}};
     };
     // Conformance: growth interval 1, so the scale doubles every clean step and
@@ -94,9 +98,12 @@ class AmpMlp : public sp::Technique {
 
   void run(const std::string&) override {
     const auto& t = p_.s("dtype");
-    if (t == "fp32") trace_ = train<float>();
-    else if (t == "fp16") trace_ = train<fp16_t>();
-    else trace_ = train<bf16_t>();
+    if (t == "fp32")
+      trace_ = train<float>();
+    else if (t == "fp16")
+      trace_ = train<fp16_t>();
+    else
+      trace_ = train<bf16_t>();
   }
 
   sp::CheckResult check(const std::string&) override {
@@ -107,8 +114,8 @@ class AmpMlp : public sp::Technique {
     // the declared bound |L_S(t) - L_ref(t)| <= 64 u_S L_ref(t).
     const double u = unit_roundoff();
     std::vector<double> w1(prob_.w1.begin(), prob_.w1.end()), w2(prob_.w2.begin(), prob_.w2.end());
-    auto ref = sp::reference::mlp_train_ref(prob_.B, prob_.D, prob_.H, prob_.O, prob_.x, prob_.y, w1, w2,
-                                            p_.d("lr"), trace_.applied);
+    auto ref = sp::reference::mlp_train_ref(prob_.B, prob_.D, prob_.H, prob_.O, prob_.x, prob_.y, w1, w2, p_.d("lr"),
+                                            trace_.applied);
     sp::Comparator cmp("loss per step within 64*u_S*L_ref (u_S of the storage type); scale sequence exact");
     for (size_t t = 0; t < ref.size(); ++t) cmp.add(trace_.loss[t], ref[t], 64 * u * ref[t]);
     // (b) scaler: the sequence of scales used equals the reference fed with the observed overflows.
@@ -117,9 +124,9 @@ class AmpMlp : public sp::Technique {
     sp::CheckResult r = cmp.result();
     const auto cfg = scaler_config();
     // Static scaling is the same machine with neither growth nor backoff.
-    auto tr = sp::reference::scaler_trace(overflow, cfg.init_scale, cfg.growth_factor,
-                                          cfg.dynamic ? cfg.backoff_factor : 1.0,
-                                          cfg.dynamic ? cfg.growth_interval : 1 << 30);
+    auto tr =
+        sp::reference::scaler_trace(overflow, cfg.init_scale, cfg.growth_factor, cfg.dynamic ? cfg.backoff_factor : 1.0,
+                                    cfg.dynamic ? cfg.growth_interval : 1 << 30);
     long long mismatched = 0;
     for (size_t t = 0; t < overflow.size(); ++t) mismatched += tr.scale_used[t] != trace_.scale[t];
     r.checked += overflow.size();
@@ -139,8 +146,8 @@ class AmpMlp : public sp::Technique {
     double skipped = 0, dev = 0;
     for (bool a : trace_.applied) skipped += !a;
     std::vector<double> w1(prob_.w1.begin(), prob_.w1.end()), w2(prob_.w2.begin(), prob_.w2.end());
-    auto ref = sp::reference::mlp_train_ref(prob_.B, prob_.D, prob_.H, prob_.O, prob_.x, prob_.y, w1, w2,
-                                            p_.d("lr"), trace_.applied);
+    auto ref = sp::reference::mlp_train_ref(prob_.B, prob_.D, prob_.H, prob_.O, prob_.x, prob_.y, w1, w2, p_.d("lr"),
+                                            trace_.applied);
     for (size_t t = 0; t < ref.size(); ++t) dev = std::max(dev, std::fabs(trace_.loss[t] - ref[t]) / ref[t]);
     out["loss_first"] = trace_.loss.front();
     out["loss_last"] = trace_.loss.back();
@@ -164,8 +171,8 @@ class AmpMlp : public sp::Technique {
     v.ratio = v.measured / v.predicted;
     v.band_lo = 0, v.band_hi = 1;
     v.status = v.ratio <= 1 ? "PASS" : "FAIL";
-    v.note = "max over steps; " + std::to_string(int(m.counters.at("skipped_steps"))) + " skipped step(s), final scale " +
-             std::to_string(m.counters.at("final_scale"));
+    v.note = "max over steps; " + std::to_string(int(m.counters.at("skipped_steps"))) +
+             " skipped step(s), final scale " + std::to_string(m.counters.at("final_scale"));
     out.push_back(v);
   }
 
@@ -179,8 +186,9 @@ class AmpMlp : public sp::Technique {
   }
   double unit_roundoff() const {
     const auto& t = p_.s("dtype");
-    return t == "fp32" ? StorageInfo<float>::unit_roundoff
-                       : t == "fp16" ? StorageInfo<fp16_t>::unit_roundoff : StorageInfo<bf16_t>::unit_roundoff;
+    return t == "fp32"   ? StorageInfo<float>::unit_roundoff
+           : t == "fp16" ? StorageInfo<fp16_t>::unit_roundoff
+                         : StorageInfo<bf16_t>::unit_roundoff;
   }
   ScalerConfig scaler_config() const {
     ScalerConfig c;

@@ -52,8 +52,11 @@ class Checkpointing : public sp::Technique {
     i.headline = {"peak live activations"};
     i.summary = "n blocks x s sublayers: keep all activations vs checkpoint every k blocks";
     auto set = [](int n, int s, int k, int b, int w) {
-      return sp::Params{{"n", std::to_string(n)}, {"s", std::to_string(s)}, {"k", std::to_string(k)},
-                        {"B", std::to_string(b)}, {"W", std::to_string(w)}};
+      return sp::Params{{"n", std::to_string(n)},
+                        {"s", std::to_string(s)},
+                        {"k", std::to_string(k)},
+                        {"B", std::to_string(b)},
+                        {"W", std::to_string(w)}};
     };
     for (auto [n, s, k] : {std::tuple{4, 2, 1}, {5, 1, 2}, {3, 2, 3}})
       i.param_sets.push_back({sp::Size::conformance, set(n, s, k, 4, 8)});
@@ -63,7 +66,7 @@ class Checkpointing : public sp::Technique {
     for (int k : {1, 2, 3, 6}) i.param_sets.push_back({sp::Size::medium, set(24, 5, k, 128, 256)});
     for (int k : {1, 3}) i.param_sets.push_back({sp::Size::large, set(24, 5, k, 512, 512)});
     i.variants = {"checkpoint", "keep_all"};
-    i.tol.roof_min = 0.0;  // small strided GEMMs: roofline reported, not judged
+    i.tol.roof_min = 0.0;         // small strided GEMMs: roofline reported, not judged
     i.tol.prediction_rel = 0.25;  // time model; timings on a shared machine are noisy
     i.source = "docs/precision.md Activation checkpointing (Chen et al. 2016)";
     return i;
@@ -153,9 +156,12 @@ class Checkpointing : public sp::Technique {
   }
 
   void run_probe(const std::string& call) override {
-    if (call == "keep_all") stack_->train_step(0);
-    else if (call == "schedule") stack_->train_step(k_);
-    else stack_->forward_only();
+    if (call == "keep_all")
+      stack_->train_step(0);
+    else if (call == "schedule")
+      stack_->train_step(k_);
+    else
+      stack_->forward_only();
   }
 
   void predict(const sp::Params& p, const std::string& variant, const sp::Measurement& m, const sp::Machine& machine,
@@ -175,7 +181,7 @@ class Checkpointing : public sp::Technique {
       out.push_back(v);
     };
     char buf[160];
-    std::snprintf(buf, sizeof buf, "%.0f KiB per buffer: n*s -> n/k", 
+    std::snprintf(buf, sizeof buf, "%.0f KiB per buffer: n*s -> n/k",
                   m.counters.at("peak_activation_bytes") / std::max(1.0, m.counters.at("peak_buffers")) / 1024);
     exact("activations stored after forward", double(mm.stored), m.counters.at("stored_buffers"), buf);
     exact("peak live activations", double(mm.peak), m.counters.at("peak_buffers"),

@@ -57,8 +57,8 @@ class Fp16Underflow : public sp::Technique {
     i.family = "precision";
     i.summary = "updates lr*g below fp16 resolution: pure fp16 weights vs fp32 master weights";
     auto set = [](int d, int h, int steps) {
-      return sp::Params{{"D", std::to_string(d)}, {"H", std::to_string(h)}, {"steps", std::to_string(steps)},
-                        {"lr", "0.0001"}};
+      return sp::Params{
+          {"D", std::to_string(d)}, {"H", std::to_string(h)}, {"steps", std::to_string(steps)}, {"lr", "0.0001"}};
     };
     i.param_sets = {{sp::Size::conformance, set(12, 24, 30)},
                     {sp::Size::small, set(256, 512, 100)},
@@ -136,7 +136,8 @@ class Fp16Underflow : public sp::Technique {
       uint16_t want;
       if (variant == "pure_fp16") {
         want = sp::reference::encode16(w_[i], kBinary16);
-        const float du = static_cast<float>(sp::reference::decode16(sp::reference::encode16(u_[i], kBinary16), kBinary16));
+        const float du =
+            static_cast<float>(sp::reference::decode16(sp::reference::encode16(u_[i], kBinary16), kBinary16));
         for (int64_t s = 0; s < steps_; ++s)
           want = sp::reference::encode16(static_cast<float>(sp::reference::decode16(want, kBinary16)) - du, kBinary16);
       } else {
@@ -156,8 +157,8 @@ class Fp16Underflow : public sp::Technique {
     for (size_t i = 0; i < w_.size(); ++i) {
       const fp16_t w0 = fp16_t::from_float(w_[i]);
       changed += h16(i).bits != w0.bits;
-      predicted += predicted_change(w_[i], w0, pure ? fp16_t::from_float(u_[i]).to_float() : double(steps_) * u_[i],
-                                    pure);
+      predicted +=
+          predicted_change(w_[i], w0, pure ? fp16_t::from_float(u_[i]).to_float() : double(steps_) * u_[i], pure);
     }
     if (!pure) {  // the fp32 masters themselves: every update that is not below fp32's resolution lands
       auto hm = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), master_);

@@ -25,7 +25,7 @@ template <class T>
 using Mat = Kokkos::View<T**, Kokkos::LayoutRight>;
 
 constexpr double kU32 = 0x1p-24;
-constexpr int kOutlierEvery = 32;      // every 32nd row of A is an outlier channel
+constexpr int kOutlierEvery = 32;        // every 32nd row of A is an outlier channel
 constexpr float kOutlierScale = 100.0f;  // ... 100x larger than the rest
 
 // Per-element dequantization bound: |x - q s| <= s/2 exactly for q = round(x/s);
@@ -42,8 +42,11 @@ class Int8Gemm : public sp::Technique {
     i.family = "precision";
     i.summary = "absmax int8 quantization (per tensor/channel), int8 x int8 -> int32 GEMM, rescale";
     auto set = [](int m, int n, int k, const char* sc, int outliers) {
-      return sp::Params{{"M", std::to_string(m)}, {"N", std::to_string(n)}, {"K", std::to_string(k)},
-                        {"scaling", sc}, {"outliers", std::to_string(outliers)}};
+      return sp::Params{{"M", std::to_string(m)},
+                        {"N", std::to_string(n)},
+                        {"K", std::to_string(k)},
+                        {"scaling", sc},
+                        {"outliers", std::to_string(outliers)}};
     };
     for (const char* sc : {"tensor", "channel"}) {
       for (auto [m, n, k, o] : {std::tuple{1, 1, 1, 0}, {33, 17, 65, 0}, {64, 9, 40, 1}})
@@ -67,10 +70,12 @@ class Int8Gemm : public sp::Technique {
     q.set("outliers", "1");
     Technique::validate(q, nranks);
     const auto& s = p.s("scaling");
-    if (s != "tensor" && s != "channel") throw sp::InputError("int8_gemm: unknown scaling '" + s + "' (tensor or channel)");
+    if (s != "tensor" && s != "channel")
+      throw sp::InputError("int8_gemm: unknown scaling '" + s + "' (tensor or channel)");
     if (p.s("outliers") != "0" && p.s("outliers") != "1") throw sp::InputError("int8_gemm: outliers must be 0 or 1");
     // |acc| <= K * 127^2 must fit int32.
-    if (p.i("K") > (int64_t(1) << 31) / (127 * 127) - 1) throw sp::InputError("int8_gemm: K too large for int32 accumulation");
+    if (p.i("K") > (int64_t(1) << 31) / (127 * 127) - 1)
+      throw sp::InputError("int8_gemm: K too large for int32 accumulation");
     if (p.i("M") * p.i("K") > (int64_t(1) << 30) || p.i("K") * p.i("N") > (int64_t(1) << 30))
       throw sp::InputError("int8_gemm: matrices above 2^30 elements are not supported");
   }
@@ -78,10 +83,10 @@ class Int8Gemm : public sp::Technique {
   sp::Counts counts(const sp::Params& p, int) const override {
     const double m = p.i("M"), n = p.i("N"), k = p.i("K");
     sp::Counts c;
-    c.flops = 2 * m * n * k;  // integer multiply-adds, x2
+    c.flops = 2 * m * n * k;                   // integer multiply-adds, x2
     c.bytes_read = m * k + k * n + m * n * 4;  // int8 inputs, int32 accumulators read by the rescale
     c.bytes_written = m * n * 4 * 2;           // int32 accumulators, fp32 result
-    c.dtype = "int8";  // no int8 probe: Machine falls back to the fp32 peak
+    c.dtype = "int8";                          // no int8 probe: Machine falls back to the fp32 peak
     return c;
   }
 
@@ -96,7 +101,8 @@ class Int8Gemm : public sp::Technique {
       return float(double(st >> 11) * 0x1p-53 * 2 - 1);
     };
     for (int i = 0; i < M_; ++i)
-      for (int k = 0; k < K_; ++k) hA_[size_t(i) * K_ + k] = uni() * (outliers_ && i % kOutlierEvery == 0 ? kOutlierScale : 1);
+      for (int k = 0; k < K_; ++k)
+        hA_[size_t(i) * K_ + k] = uni() * (outliers_ && i % kOutlierEvery == 0 ? kOutlierScale : 1);
     for (auto& v : hB_) v = uni();
     A_ = upload(hA_, M_, K_), B_ = upload(hB_, K_, N_);
     qa_ = pr::quantize(A_, channel_ ? QuantAxis::row : QuantAxis::tensor);
@@ -120,7 +126,8 @@ class Int8Gemm : public sp::Technique {
     auto sA = [&](int i) { return double(sa[channel_ ? i : 0]); };
     auto sB = [&](int j) { return double(sb[channel_ ? j : 0]); };
     // 1. Dequantization error per element.
-    sp::Comparator deq("|x - q s| <= s*(1/2 + 256u) per element; int32 acc exact; |C - Cq| <= sum|a|eb+ea|b|+ea eb + 4u|Cq|");
+    sp::Comparator deq(
+        "|x - q s| <= s*(1/2 + 256u) per element; int32 acc exact; |C - Cq| <= sum|a|eb+ea|b|+ea eb + 4u|Cq|");
     std::vector<double> ea(hA_.size()), eb(hB_.size());
     for (int i = 0; i < M_; ++i)
       for (int k = 0; k < K_; ++k) {
@@ -204,9 +211,12 @@ class Int8Gemm : public sp::Technique {
   }
 
   void run_probe(const std::string& call) override {
-    if (call == "int8") run("");
-    else if (call == "fp32 same kernel") sp::kernels::gemm_lowp<float, float>(A_, B_, c32_);
-    else sp::kernels::gemm_tiled<float>(A_, B_, c32_);
+    if (call == "int8")
+      run("");
+    else if (call == "fp32 same kernel")
+      sp::kernels::gemm_lowp<float, float>(A_, B_, c32_);
+    else
+      sp::kernels::gemm_tiled<float>(A_, B_, c32_);
   }
 
   void predict(const sp::Params& p, const std::string& variant, const sp::Measurement& m, const sp::Machine& machine,
@@ -221,7 +231,8 @@ class Int8Gemm : public sp::Technique {
       char buf[200];
       auto get = [&c](const char* k) { return c.count(k) ? c.at(k) : 0.0; };
       std::snprintf(buf, sizeof buf,
-                    "C rel err %.3g vs %.3g (all rows %.3g vs %.3g); A %.3g vs %.3g; ordinary rows use %.1f vs %.1f of 127 levels",
+                    "C rel err %.3g vs %.3g (all rows %.3g vs %.3g); A %.3g vs %.3g; ordinary rows use %.1f vs %.1f of "
+                    "127 levels",
                     get("C_ordinary_rel_err_tensor"), get("C_ordinary_rel_err_channel"), get("C_rel_err_tensor"),
                     get("C_rel_err_channel"), get("A_rel_err_tensor"), get("A_rel_err_channel"),
                     c.count("A_levels_tensor") ? c.at("A_levels_tensor") : 0.0,

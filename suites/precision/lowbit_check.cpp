@@ -16,8 +16,9 @@ CheckResult check_lowbit(const Problem& p, const Built& b) {
   if (bin) {
     const auto alpha = reference::mean_abs_ref(p.wt, N, K), beta = reference::mean_abs_ref(p.a, M, K);
     const double g = gamma_n(K + 1, kU);
-    auto signs = [&](const std::vector<uint64_t>& words, const std::vector<float>& x, int rows, const std::vector<float>& scale,
-                     const std::vector<long double>& want, std::vector<double>& q, std::vector<double>& e) {
+    auto signs = [&](const std::vector<uint64_t>& words, const std::vector<float>& x, int rows,
+                     const std::vector<float>& scale, const std::vector<long double>& want, std::vector<double>& q,
+                     std::vector<double>& e) {
       for (int r = 0; r < rows; ++r) {
         codes.add(scale[r], double(want[r]), g * double(want[r]));
         for (int k = 0; k < W * 64; ++k) {
@@ -78,9 +79,11 @@ CheckResult check_lowbit(const Problem& p, const Built& b) {
         for (int k = k0; k < k1; ++k) {
           const size_t xa = size_t(i) * K + k, xw = size_t(j) * K + k;
           part += bin ? ((p.a[xa] >= 0) == (p.wt[xw] >= 0) ? 1 : -1) : (long double)b.qa[xa] * wcode[xw];
-          qerr += std::fabs((long double)p.a[xa]) * ew[xw] + ea[xa] * std::fabs((long double)p.wt[xw]) + ea[xa] * ew[xw];
+          qerr +=
+              std::fabs((long double)p.a[xa]) * ew[xw] + ea[xa] * std::fabs((long double)p.wt[xw]) + ea[xa] * ew[xw];
         }
-        const long double unit = bin ? (long double)(float)(b.ascale[i] * b.wscale[j]) : (long double)b.ascale[i] * b.wscale[size_t(j) * G + g];
+        const long double unit = bin ? (long double)(float)(b.ascale[i] * b.wscale[j])
+                                     : (long double)b.ascale[i] * b.wscale[size_t(j) * G + g];
         want += unit * part;
         mag += std::fabs(unit * part);
       }

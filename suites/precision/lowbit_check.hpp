@@ -25,12 +25,12 @@ struct Problem {
 struct Built {
   reference::LowbitRef scheme = reference::LowbitRef::uniform;
   int bits = 4, group = 1;
-  std::vector<uint8_t> packed;        // N x K b/8 (uniform, log2)
+  std::vector<uint8_t> packed;           // N x K b/8 (uniform, log2)
   std::vector<uint64_t> wsigns, asigns;  // N x W, M x W (binary)
-  std::vector<float> wscale;          // N x G (binary: alpha, N x 1)
-  std::vector<int8_t> qa;             // M x K int8 activations (uniform, log2)
-  std::vector<float> ascale;          // M (int8 scale per row, or beta)
-  std::vector<float> c;               // M x N result
+  std::vector<float> wscale;             // N x G (binary: alpha, N x 1)
+  std::vector<int8_t> qa;                // M x K int8 activations (uniform, log2)
+  std::vector<float> ascale;             // M (int8 scale per row, or beta)
+  std::vector<float> c;                  // M x N result
 };
 
 // The exact product of A and W (long double) with sum |a||w| alongside.

@@ -36,7 +36,7 @@ struct CurvePoint {
   int bits;
   const char* name;
 };
-const CurvePoint kCurve[] = {{LowbitRef::binary, 1, "binary"}, {LowbitRef::uniform, 2, "uniform"},
+const CurvePoint kCurve[] = {{LowbitRef::binary, 1, "binary"},   {LowbitRef::uniform, 2, "uniform"},
                              {LowbitRef::uniform, 4, "uniform"}, {LowbitRef::uniform, 8, "uniform"},
                              {LowbitRef::log2, 2, "log2"},       {LowbitRef::log2, 4, "log2"},
                              {LowbitRef::log2, 8, "log2"}};
@@ -47,7 +47,7 @@ std::string curve_key(const CurvePoint& c) { return "rel_err_" + std::string(c.n
 // (docs/compression.md): relative RMS error sqrt(3 E[(t - Q(t))^2]), t ~ U[0, 1].
 double curve_model(const CurvePoint& c) {
   const int L = (1 << (c.bits - 1)) - 1;
-  if (c.scheme == LowbitRef::binary) return 0.5;  // E(|t| - 1/2)^2 = 1/12
+  if (c.scheme == LowbitRef::binary) return 0.5;       // E(|t| - 1/2)^2 = 1/12
   if (c.scheme == LowbitRef::uniform) return 0.5 / L;  // step 1/L: (1/L)^2/12
   // log2: t in [2^-(m-1) sqrt(1/2), 2^-(m-2) sqrt(1/2)) maps to 2^-(m-1); below the last midpoint to 0.
   auto cube = [](double lo, double hi, double v) { return (std::pow(hi - v, 3) - std::pow(lo - v, 3)) / 3; };
@@ -86,9 +86,12 @@ class LowbitGemm : public sp::Technique {
     i.family = "precision";
     i.summary = "int4/int2 grouped, log2 and XNOR binary weights: packed GEMM vs int8, fp32 and OpenBLAS";
     auto set = [](int m, int n, int k, const char* sc, int bits, int g, int outliers) {
-      return sp::Params{{"M", std::to_string(m)},          {"N", std::to_string(n)},
-                        {"K", std::to_string(k)},          {"scheme", sc},
-                        {"bits", std::to_string(bits)},    {"group", std::to_string(g)},
+      return sp::Params{{"M", std::to_string(m)},
+                        {"N", std::to_string(n)},
+                        {"K", std::to_string(k)},
+                        {"scheme", sc},
+                        {"bits", std::to_string(bits)},
+                        {"group", std::to_string(g)},
                         {"outliers", std::to_string(outliers)}};
     };
     for (auto [sc, bits] : {std::pair{"uniform", 2}, {"uniform", 4}, {"uniform", 8}, {"log2", 2}, {"log2", 4}}) {
@@ -120,7 +123,8 @@ class LowbitGemm : public sp::Technique {
   // OpenBLAS needs host memory: not offered with a device back end.
   std::vector<std::string> available_variants() const override {
     std::vector<std::string> v;
-    const bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
+    const bool host =
+        Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
     for (auto& name : info_.variants)
       if (name != "openblas" || host) v.push_back(name);
     return v;
@@ -138,13 +142,17 @@ class LowbitGemm : public sp::Technique {
     if (bits != 1 && bits != 2 && bits != 4 && bits != 8)
       throw sp::InputError("lowbit_gemm: bits must be 1, 2, 4 or 8 (got " + p.s("bits") + ")");
     if (K % g != 0) throw sp::InputError("lowbit_gemm: group " + p.s("group") + " does not divide K=" + p.s("K"));
-    if (scheme == LowbitRef::binary && bits != 1) throw sp::InputError("lowbit_gemm: scheme binary is 1 bit (got bits=" + p.s("bits") + ")");
-    if (scheme != LowbitRef::binary && bits == 1) throw sp::InputError("lowbit_gemm: 1 bit is scheme binary (got scheme " + p.s("scheme") + ")");
+    if (scheme == LowbitRef::binary && bits != 1)
+      throw sp::InputError("lowbit_gemm: scheme binary is 1 bit (got bits=" + p.s("bits") + ")");
+    if (scheme != LowbitRef::binary && bits == 1)
+      throw sp::InputError("lowbit_gemm: 1 bit is scheme binary (got scheme " + p.s("scheme") + ")");
     if (scheme == LowbitRef::log2 && bits == 8)
       throw sp::InputError("lowbit_gemm: log2 weights are 2 or 4 bits (8-bit codes would span 2^126)");
-    if (scheme == LowbitRef::binary && g != K) throw sp::InputError("lowbit_gemm: binary scales whole channels: group must equal K");
+    if (scheme == LowbitRef::binary && g != K)
+      throw sp::InputError("lowbit_gemm: binary scales whole channels: group must equal K");
     if (scheme != LowbitRef::binary && g * bits % 8 != 0)
-      throw sp::InputError("lowbit_gemm: a group of " + p.s("group") + " " + p.s("bits") + "-bit codes does not fill whole bytes");
+      throw sp::InputError("lowbit_gemm: a group of " + p.s("group") + " " + p.s("bits") +
+                           "-bit codes does not fill whole bytes");
     // Group sums |p| <= 127 * max|w| * group must convert to fp32 exactly (< 2^24).
     const int64_t wmax = scheme == LowbitRef::binary    ? 1
                          : scheme == LowbitRef::uniform ? (1 << (bits - 1)) - 1
@@ -179,7 +187,8 @@ class LowbitGemm : public sp::Technique {
     };
     prob_.a.resize(size_t(M) * K), prob_.wt.resize(size_t(N) * K);
     for (int i = 0; i < M; ++i)
-      for (int k = 0; k < K; ++k) prob_.a[size_t(i) * K + k] = uni() * (outliers_ && i % kOutlierEvery == 0 ? kOutlierScale : 1);
+      for (int k = 0; k < K; ++k)
+        prob_.a[size_t(i) * K + k] = uni() * (outliers_ && i % kOutlierEvery == 0 ? kOutlierScale : 1);
     std::vector<float> b(size_t(K) * N);  // W as K x N for the int8 and fp32 GEMMs
     for (auto& v : b) v = uni();
     for (int k = 0; k < K; ++k)
@@ -190,7 +199,8 @@ class LowbitGemm : public sp::Technique {
       w_ = pr::binarize_weights(Wt_);
     } else {
       qa_ = pr::quantize(A_, pr::QuantAxis::row);
-      w_ = pr::quantize_lowbit(Wt_, scheme_ == LowbitRef::log2 ? pr::LowbitScheme::log2 : pr::LowbitScheme::uniform, bits_, group_);
+      w_ = pr::quantize_lowbit(Wt_, scheme_ == LowbitRef::log2 ? pr::LowbitScheme::log2 : pr::LowbitScheme::uniform,
+                               bits_, group_);
     }
     qa8_ = pr::quantize(A_, pr::QuantAxis::row);
     qb8_ = pr::quantize(B_, pr::QuantAxis::column);
@@ -205,8 +215,10 @@ class LowbitGemm : public sp::Technique {
   // engines hold them); timed: the GEMM and its rescale.
   void run(const std::string& variant) override {
     if (variant == "lowbit") {
-      if (scheme_ == LowbitRef::binary) pr::gemm_xnor(ba_, w_, C_);
-      else pr::gemm_lowbit(qa_, w_, C_);
+      if (scheme_ == LowbitRef::binary)
+        pr::gemm_xnor(ba_, w_, C_);
+      else
+        pr::gemm_lowbit(qa_, w_, C_);
     } else if (variant == "int8") {
       sp::kernels::gemm_lowp<int8_t, int32_t>(qa8_.q, qb8_.q, acc_);
       pr::rescale(acc_, qa8_, qb8_, C_);
@@ -271,7 +283,8 @@ class LowbitGemm : public sp::Technique {
     }
     for (const auto& cp : kCurve) {
       if (!c.count(curve_key(cp))) continue;
-      sp::Verdict v{info_.name, variant, p.label(), "outlier-matrix rel error, " + std::to_string(cp.bits) + "-bit " + cp.name, ""};
+      sp::Verdict v{info_.name, variant, p.label(),
+                    "outlier-matrix rel error, " + std::to_string(cp.bits) + "-bit " + cp.name, ""};
       v.predicted = curve_model(cp);
       v.measured = c.at(curve_key(cp));
       v.ratio = v.measured / v.predicted;

@@ -43,11 +43,13 @@ class LowRankLayer : public sp::Technique {
     i.family = "precision";
     i.summary = "rank-r truncated SVD of a linear layer: (X P) Q vs X W, Eckart-Young error, params and FLOPs";
     auto set = [](int b, int m, int n, int r) {
-      return sp::Params{{"B", std::to_string(b)}, {"M", std::to_string(m)}, {"N", std::to_string(n)}, {"r", std::to_string(r)}};
+      return sp::Params{
+          {"B", std::to_string(b)}, {"M", std::to_string(m)}, {"N", std::to_string(n)}, {"r", std::to_string(r)}};
     };
     for (auto [b, m, n, r] : {std::tuple{3, 8, 5, 2}, {17, 33, 20, 7}, {9, 24, 40, 24}, {5, 16, 16, 1}})
       i.param_sets.push_back({sp::Size::conformance, set(b, m, n, r)});
-    for (auto [size, b, n] : {std::tuple{sp::Size::small, 256, 256}, {sp::Size::medium, 1024, 512}, {sp::Size::large, 2048, 1024}})
+    for (auto [size, b, n] :
+         {std::tuple{sp::Size::small, 256, 256}, {sp::Size::medium, 1024, 512}, {sp::Size::large, 2048, 1024}})
       for (int div : {16, 4}) i.param_sets.push_back({size, set(b, n, n, n / div)});
     i.variants = {"lowrank", "dense"};
 #ifdef SP_HAVE_OPENBLAS
@@ -62,7 +64,8 @@ class LowRankLayer : public sp::Technique {
 
   std::vector<std::string> available_variants() const override {
     std::vector<std::string> v;
-    const bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
+    const bool host =
+        Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
     for (auto& name : info_.variants)
       if (name != "openblas" || host) v.push_back(name);
     return v;
@@ -73,8 +76,10 @@ class LowRankLayer : public sp::Technique {
     const int64_t M = p.i("M"), N = p.i("N"), r = p.i("r");
     if (r > std::min(M, N))
       throw sp::InputError("lowrank: rank r=" + p.s("r") + " exceeds min(M, N)=" + std::to_string(std::min(M, N)));
-    if (M > kMaxDim || N > kMaxDim) throw sp::InputError("lowrank: M and N above " + std::to_string(kMaxDim) + " are not supported (host SVD)");
-    if (p.i("B") * std::max(M, N) > (int64_t(1) << 30)) throw sp::InputError("lowrank: activations above 2^30 elements are not supported");
+    if (M > kMaxDim || N > kMaxDim)
+      throw sp::InputError("lowrank: M and N above " + std::to_string(kMaxDim) + " are not supported (host SVD)");
+    if (p.i("B") * std::max(M, N) > (int64_t(1) << 30))
+      throw sp::InputError("lowrank: activations above 2^30 elements are not supported");
   }
 
   sp::Counts counts(const sp::Params& p, int) const override {
@@ -110,8 +115,10 @@ class LowRankLayer : public sp::Technique {
   }
 
   void run(const std::string& variant) override {
-    if (variant == "lowrank") pr::lowrank_forward(B_, X_.data(), lr_, T_.data(), Y_.data());
-    else if (variant == "dense") pr::dense_forward(B_, M_, N_, X_.data(), W_.data(), Y_.data());
+    if (variant == "lowrank")
+      pr::lowrank_forward(B_, X_.data(), lr_, T_.data(), Y_.data());
+    else if (variant == "dense")
+      pr::dense_forward(B_, M_, N_, X_.data(), W_.data(), Y_.data());
     else {
 #ifdef SP_HAVE_OPENBLAS
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B_, N_, M_, 1.0f, X_.data(), M_, W_.data(), N_, 0.0f,
@@ -134,7 +141,9 @@ class LowRankLayer : public sp::Technique {
     // 1. Singular values against the spectrum W was built with: Weyl's
     // inequality moves each by at most ||W32 - W||_2 <= ||E||_F (E the fp32
     // rounding of W), plus the Jacobi SVD's error svd_bound().
-    sp::Comparator sv("|s_i - s_i(built)| <= ||E||_F + svd bound; | ||W - PQ||_F - EY | <= ||E||_F + 3 svd bound + 2.1u sum_c |p_c||q_c|");
+    sp::Comparator sv(
+        "|s_i - s_i(built)| <= ||E||_F + svd bound; | ||W - PQ||_F - EY | <= ||E||_F + 3 svd bound + 2.1u sum_c "
+        "|p_c||q_c|");
     const double svd_err = svd_bound(), e_norm = fp32_rounding_norm();
     for (int c = 0; c < svd_.k; ++c) sv.add(svd_.s[c], double(sigma_[c]), e_norm + svd_err);
     // 2. Eckart-Young at the case's rank.
@@ -266,7 +275,8 @@ class LowRankLayer : public sp::Technique {
   }
   // |  ||W32 - P Q||_F - EY | bound: E, the SVD, and P, Q rounded to fp32
   // (each rank-1 term p_c q_c^T moves by <= (2u + u^2) |p_c| |q_c|).
-  double ey_bound(const std::vector<float>& P, const std::vector<float>& Q, int r, double e_norm, double svd_err) const {
+  double ey_bound(const std::vector<float>& P, const std::vector<float>& Q, int r, double e_norm,
+                  double svd_err) const {
     double pq = 0;
     for (int c = 0; c < r; ++c) {
       double p2 = 0, q2 = 0;

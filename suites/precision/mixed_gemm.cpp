@@ -102,9 +102,12 @@ class MixedGemm : public sp::Technique {
     for (int64_t x = 0; x < M_ * K_; ++x) hA_[x] = float((x * 37 % 101) - 50) / 64.0f * (1.0f + float(x % 13) / 7.0f);
     for (int64_t x = 0; x < K_ * N_; ++x) hB_[x] = float((x * 53 % 97) - 48) / 32.0f + 0.001f * float(x % 7);
     C_ = Mat<float>("C", M_, N_);
-    if (dtype_ == "fp32") fill(a32_, b32_);
-    else if (dtype_ == "fp16") fill(a16_, b16_);
-    else fill(abf_, bbf_);
+    if (dtype_ == "fp32")
+      fill(a32_, b32_);
+    else if (dtype_ == "fp16")
+      fill(a16_, b16_);
+    else
+      fill(abf_, bbf_);
   }
 
   void run(const std::string& variant) override {
@@ -115,9 +118,12 @@ class MixedGemm : public sp::Technique {
     }
 #endif
     (void)variant;
-    if (dtype_ == "fp32") sp::kernels::gemm_lowp<float, float>(a32_, b32_, C_);
-    else if (dtype_ == "fp16") sp::kernels::gemm_lowp<fp16_t, float>(a16_, b16_, C_);
-    else sp::kernels::gemm_lowp<bf16_t, float>(abf_, bbf_, C_);
+    if (dtype_ == "fp32")
+      sp::kernels::gemm_lowp<float, float>(a32_, b32_, C_);
+    else if (dtype_ == "fp16")
+      sp::kernels::gemm_lowp<fp16_t, float>(a16_, b16_, C_);
+    else
+      sp::kernels::gemm_lowp<bf16_t, float>(abf_, bbf_, C_);
   }
 
   sp::CheckResult check(const std::string&) override {
@@ -147,11 +153,14 @@ class MixedGemm : public sp::Technique {
     const float one = 1, zero = 0;
     const void *a = nullptr, *b = nullptr;
     cudaDataType_t t = CUDA_R_32F;
-    if (dtype_ == "fp32") a = a32_.data(), b = b32_.data();
-    else if (dtype_ == "fp16") a = a16_.data(), b = b16_.data(), t = CUDA_R_16F;
-    else a = abf_.data(), b = bbf_.data(), t = CUDA_R_16BF;
-    cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, int(N_), int(M_), int(K_), &one, b, t, int(N_), a, t, int(K_), &zero,
-                 C_.data(), CUDA_R_32F, int(N_), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    if (dtype_ == "fp32")
+      a = a32_.data(), b = b32_.data();
+    else if (dtype_ == "fp16")
+      a = a16_.data(), b = b16_.data(), t = CUDA_R_16F;
+    else
+      a = abf_.data(), b = bbf_.data(), t = CUDA_R_16BF;
+    cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, int(N_), int(M_), int(K_), &one, b, t, int(N_), a, t, int(K_),
+                 &zero, C_.data(), CUDA_R_32F, int(N_), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   }
   cublasHandle_t handle_ = nullptr;
 #endif

@@ -53,7 +53,8 @@ class ParamSharing : public sp::Technique {
 
   std::vector<std::string> available_variants() const override {
     std::vector<std::string> v;
-    const bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
+    const bool host =
+        Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
     for (auto& name : info_.variants)
       if (name != "openblas" || host) v.push_back(name);
     return v;
@@ -61,7 +62,8 @@ class ParamSharing : public sp::Technique {
 
   void validate(const sp::Params& p, int nranks) const override {
     Technique::validate(p, nranks);
-    if (p.i("B") * p.i("H") > (int64_t(1) << 30) || double(p.i("H")) * double(p.i("H")) * double(p.i("L")) > double(int64_t(1) << 31))
+    if (p.i("B") * p.i("H") > (int64_t(1) << 30) ||
+        double(p.i("H")) * double(p.i("H")) * double(p.i("L")) > double(int64_t(1) << 31))
       throw sp::InputError("param_sharing: activations above 2^30 or weights above 2^31 elements are not supported");
   }
 
@@ -102,15 +104,18 @@ class ParamSharing : public sp::Technique {
   }
 
   void run(const std::string& variant) override {
-    if (variant == "shared") out_ = pr::stack_forward(B_, H_, X_.data(), shared_, buf_a_.data(), buf_b_.data());
-    else if (variant == "unshared") out_ = pr::stack_forward(B_, H_, X_.data(), unshared_, buf_a_.data(), buf_b_.data());
+    if (variant == "shared")
+      out_ = pr::stack_forward(B_, H_, X_.data(), shared_, buf_a_.data(), buf_b_.data());
+    else if (variant == "unshared")
+      out_ = pr::stack_forward(B_, H_, X_.data(), unshared_, buf_a_.data(), buf_b_.data());
     else {
 #ifdef SP_HAVE_OPENBLAS
       const float* in = X_.data();
       float* out = buf_a_.data();
       const int64_t n = int64_t(B_) * H_;
       for (int l = 0; l < L_; ++l) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B_, H_, H_, 1.0f, in, H_, W_[0].data(), H_, 0.0f, out, H_);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B_, H_, H_, 1.0f, in, H_, W_[0].data(), H_, 0.0f, out,
+                    H_);
         for (int64_t x = 0; x < n; ++x) out[x] = out[x] < 0 ? 0.0f : out[x];
         in = out;
         out = out == buf_a_.data() ? buf_b_.data() : buf_a_.data();
@@ -125,8 +130,8 @@ class ParamSharing : public sp::Technique {
     for (int l = 0; l < L_; ++l) ws.push_back(&hw_[variant == "unshared" ? l : 0]);
     std::vector<long double> y, bound;
     sp::reference::stack_ref(B_, H_, hx_, ws, sp::gamma_n(H_, kU), y, bound);
-    auto h = Kokkos::create_mirror_view_and_copy(
-        Kokkos::HostSpace(), Kokkos::View<float*, Kokkos::MemoryUnmanaged>(out_, size_t(B_) * H_));
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(),
+                                                 Kokkos::View<float*, Kokkos::MemoryUnmanaged>(out_, size_t(B_) * H_));
     sp::Comparator c("e_(l+1) = gamma_H (|y_l| + e_l)|W_l| + e_l |W_l|, e_0 = 0 (stack_ref.hpp)");
     for (size_t e = 0; e < y.size(); ++e) c.add(h(e), double(y[e]), double(bound[e]));
     return c.result();
@@ -144,7 +149,8 @@ class ParamSharing : public sp::Technique {
     out["weight_bytes_unshared"] = bytes(unshared_);
     if (variant == "openblas") return;
     pr::FlopCount fc;
-    out_ = pr::stack_forward(B_, H_, X_.data(), variant == "shared" ? shared_ : unshared_, buf_a_.data(), buf_b_.data(), &fc);
+    out_ = pr::stack_forward(B_, H_, X_.data(), variant == "shared" ? shared_ : unshared_, buf_a_.data(), buf_b_.data(),
+                             &fc);
     out["flops_counted"] = fc.flops;
   }
 
@@ -161,7 +167,8 @@ class ParamSharing : public sp::Technique {
       v.note = note;
       out.push_back(v);
     };
-    if (c.count("flops_counted")) exact("FLOPs", 2 * B * H * H * L, c.at("flops_counted"), "2 B H^2 L with or without sharing");
+    if (c.count("flops_counted"))
+      exact("FLOPs", 2 * B * H * H * L, c.at("flops_counted"), "2 B H^2 L with or without sharing");
     if (variant != "shared" || !c.count("weight_bytes_shared")) return;
     exact("weight bytes shared", 4 * H * H, c.at("weight_bytes_shared"), "4 H^2: one block");
     exact("weight bytes unshared", 4 * H * H * L, c.at("weight_bytes_unshared"), "4 H^2 L: one block per layer");
@@ -169,7 +176,9 @@ class ParamSharing : public sp::Technique {
           "memory falls by L, compute does not");
   }
 
-  void teardown() override { X_ = buf_a_ = buf_b_ = {}, W_.clear(), shared_.clear(), unshared_.clear(), out_ = nullptr; }
+  void teardown() override {
+    X_ = buf_a_ = buf_b_ = {}, W_.clear(), shared_.clear(), unshared_.clear(), out_ = nullptr;
+  }
 
  private:
   static Kokkos::View<float*> upload(const std::vector<float>& h) {

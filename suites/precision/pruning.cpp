@@ -53,8 +53,11 @@ class Pruning : public sp::Technique {
     i.family = "precision";
     i.summary = "magnitude pruning: CSR x dense vs dense GEMM vs channel-pruned dense GEMM";
     auto set = [](int m, int n, int k, const char* s, int sweep) {
-      return sp::Params{{"M", std::to_string(m)}, {"N", std::to_string(n)}, {"K", std::to_string(k)},
-                        {"sparsity", s}, {"sweep", std::to_string(sweep)}};
+      return sp::Params{{"M", std::to_string(m)},
+                        {"N", std::to_string(n)},
+                        {"K", std::to_string(k)},
+                        {"sparsity", s},
+                        {"sweep", std::to_string(sweep)}};
     };
     for (const char* s : {"0", "0.5", "0.9"}) i.param_sets.push_back({sp::Size::conformance, set(37, 19, 53, s, 0)});
     i.param_sets.push_back({sp::Size::conformance, set(1, 1, 1, "0", 0)});
@@ -121,17 +124,19 @@ class Pruning : public sp::Technique {
     Wdense_ = upload(wp, M_, K_);
     rows_ = pr::channel_keep(w_, M_, K_, std::max<int>(1, int(pr::kept_count(M_, sparsity_))));
     std::vector<float> ws(rows_.size() * size_t(K_));
-    for (size_t r = 0; r < rows_.size(); ++r)
-      std::copy_n(&w_[size_t(rows_[r]) * K_], K_, &ws[r * K_]);
+    for (size_t r = 0; r < rows_.size(); ++r) std::copy_n(&w_[size_t(rows_[r]) * K_], K_, &ws[r * K_]);
     Wstruct_ = upload(ws, int(rows_.size()), K_);
     Y_ = Mat<float>("Y", M_, N_);
     Ys_ = Mat<float>("Ys", rows_.size(), N_);
   }
 
   void run(const std::string& variant) override {
-    if (variant == "csr") pr::spmm_csr(csr_, X_, Y_);
-    else if (variant == "dense") sp::kernels::gemm_lowp<float, float>(Wdense_, X_, Y_);
-    else sp::kernels::gemm_lowp<float, float>(Wstruct_, X_, Ys_);
+    if (variant == "csr")
+      pr::spmm_csr(csr_, X_, Y_);
+    else if (variant == "dense")
+      sp::kernels::gemm_lowp<float, float>(Wdense_, X_, Y_);
+    else
+      sp::kernels::gemm_lowp<float, float>(Wstruct_, X_, Ys_);
   }
 
   sp::CheckResult check(const std::string& variant) override {
@@ -154,8 +159,7 @@ class Pruning : public sp::Technique {
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), variant == "structured" ? Ys_ : Y_);
     const double g = sp::gamma_n(K_, sp::unit_roundoff<float>());
     for (size_t r = 0; r < rows.size(); ++r)
-      for (int j = 0; j < N_; ++j)
-        pruned.add(h(r, j), double(y[r * N_ + j]), g * double(absy[r * N_ + j]));
+      for (int j = 0; j < N_; ++j) pruned.add(h(r, j), double(y[r * N_ + j]), g * double(absy[r * N_ + j]));
     return pruned.result();
   }
 
@@ -186,8 +190,10 @@ class Pruning : public sp::Technique {
   }
 
   void run_probe(const std::string& call) override {
-    if (call == "dense") sp::kernels::gemm_lowp<float, float>(Wdense_, X_, Y_);
-    else pr::spmm_csr(sweep_csr_.at(std::stoul(call.substr(4))), X_, Y_);
+    if (call == "dense")
+      sp::kernels::gemm_lowp<float, float>(Wdense_, X_, Y_);
+    else
+      pr::spmm_csr(sweep_csr_.at(std::stoul(call.substr(4))), X_, Y_);
   }
 
   void probes_done(const std::string& variant, std::map<std::string, double>& out) override {
@@ -217,7 +223,9 @@ class Pruning : public sp::Technique {
     // the declared band accepts a measured crossover down to d*/2.
     const double M = p.i("M"), N = p.i("N"), K = p.i("K"), P = machine.peak_for("fp32"), BW = machine.bandwidth;
     const double t_dense = std::max(2 * M * N * K / P, 4 * (M * K + K * N + M * N) / BW);
-    auto t_csr = [&](double d) { return std::max(2 * d * M * K * N / P, (8 * d * M * K + 4 * (M + 1 + K * N + M * N)) / BW); };
+    auto t_csr = [&](double d) {
+      return std::max(2 * d * M * K * N / P, (8 * d * M * K + 4 * (M + 1 + K * N + M * N)) / BW);
+    };
     double lo = 0, hi = 1;  // t_csr is increasing in d: bisect
     if (t_csr(1) <= t_dense) lo = 1;
     for (int it = 0; it < 60 && lo < 1; ++it) (t_csr((lo + hi) / 2) <= t_dense ? lo : hi) = (lo + hi) / 2;
@@ -228,7 +236,8 @@ class Pruning : public sp::Technique {
     v.band_lo = 0.5, v.band_hi = 1.0 + 1e-9;
     v.status = v.ratio >= v.band_lo && v.ratio <= v.band_hi ? "PASS" : "FAIL";
     char buf[200];
-    std::snprintf(buf, sizeof buf, "CSR faster below density %.3g (measured, fit over %zu densities); roofline upper bound %.3g",
+    std::snprintf(buf, sizeof buf,
+                  "CSR faster below density %.3g (measured, fit over %zu densities); roofline upper bound %.3g",
                   v.measured, kSweep.size(), v.predicted);
     v.note = buf;
     out.push_back(v);

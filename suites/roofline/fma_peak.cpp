@@ -50,18 +50,20 @@ class FmaPeak : public sp::Technique {
     f32_ = p.s("dtype") == "fp32";
     items_ = p.i("items");
     iters_ = p.i("iters");
-    if (f32_) out32_ = Kokkos::View<float*>("out", items_);
-    else out64_ = Kokkos::View<double*>("out", items_);
+    if (f32_)
+      out32_ = Kokkos::View<float*>("out", items_);
+    else
+      out64_ = Kokkos::View<double*>("out", items_);
   }
 
   void run(const std::string&) override {
-    if (f32_) sp::kernels::fma_chain<float>(out32_, items_, iters_, a_, b_);
-    else sp::kernels::fma_chain<double>(out64_, items_, iters_, a_, b_);
+    if (f32_)
+      sp::kernels::fma_chain<float>(out32_, items_, iters_, a_, b_);
+    else
+      sp::kernels::fma_chain<double>(out64_, items_, iters_, a_, b_);
   }
 
-  sp::CheckResult check(const std::string&) override {
-    return f32_ ? check_t<float>(out32_) : check_t<double>(out64_);
-  }
+  sp::CheckResult check(const std::string&) override { return f32_ ? check_t<float>(out32_) : check_t<double>(out64_); }
 
  private:
   template <class T>

@@ -47,9 +47,9 @@ class Stream : public sp::Technique {
     i.name = std::string("stream_") + op_name(op);
     i.family = "roofline";
     i.summary = std::string("STREAM ") + op_name(op) + ", fp64";
-    i.param_sets = {{sp::Size::conformance, {{"N", "1000"}}},    {sp::Size::conformance, {{"N", "1"}}},
-                    {sp::Size::conformance, {{"N", "4099"}}},    {sp::Size::small, {{"N", "1048576"}}},
-                    {sp::Size::medium, {{"N", "33554432"}}},     {sp::Size::large, {{"N", "134217728"}}}};
+    i.param_sets = {{sp::Size::conformance, {{"N", "1000"}}}, {sp::Size::conformance, {{"N", "1"}}},
+                    {sp::Size::conformance, {{"N", "4099"}}}, {sp::Size::small, {{"N", "1048576"}}},
+                    {sp::Size::medium, {{"N", "33554432"}}},  {sp::Size::large, {{"N", "134217728"}}}};
     i.variants = {"kokkos"};
     i.roof_probe = op == StreamOp::triad ? "bandwidth" : "";
     // Copy/scale/add are judged against the triad's bandwidth roof; a kernel

@@ -37,7 +37,8 @@ class FaultTech : public sp::Technique {
   void validate(const sp::Params& p, int nranks) const override {
     if (p.i("on_rank") < -1) throw sp::InputError(info_.name + ": on_rank must be -1 (none) or a rank");
     if (p.i("n") <= 0) throw sp::InputError(info_.name + ": n must be > 0");
-    if (!info_.ranks.accepts(nranks)) throw sp::InputError(info_.name + " cannot use " + std::to_string(nranks) + " rank(s)");
+    if (!info_.ranks.accepts(nranks))
+      throw sp::InputError(info_.name + " cannot use " + std::to_string(nranks) + " rank(s)");
   }
 
   sp::Counts counts(const sp::Params&, int) const override { return {}; }

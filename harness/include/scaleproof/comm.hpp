@@ -22,9 +22,9 @@ double max(double v);
 double min(double v);
 double sum(double v);
 long long sum(long long v);
-bool all(bool v);  // logical AND over ranks
+bool all(bool v);                          // logical AND over ranks
 std::vector<double> all_gather(double v);  // every rank's v, by rank, on every rank
-std::string library_version();  // "MPICH 4.0.2 ..." or "none"
+std::string library_version();             // "MPICH 4.0.2 ..." or "none"
 [[noreturn]] void abort(int code);
 #ifdef SP_HAVE_MPI
 MPI_Comm world();

@@ -13,9 +13,13 @@ namespace sp {
 template <class T>
 constexpr double unit_roundoff();
 template <>
-constexpr double unit_roundoff<float>() { return 0x1p-24; }
+constexpr double unit_roundoff<float>() {
+  return 0x1p-24;
+}
 template <>
-constexpr double unit_roundoff<double>() { return 0x1p-53; }
+constexpr double unit_roundoff<double>() {
+  return 0x1p-53;
+}
 
 // Higham's gamma_n = n u / (1 - n u): the relative bound on a length-n
 // recursive sum or dot product (Accuracy and Stability of Numerical

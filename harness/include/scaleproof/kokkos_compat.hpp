@@ -22,9 +22,13 @@ using HostMirror = typename V::HostMirror;
 #endif
 
 template <class T>
-KOKKOS_INLINE_FUNCTION T min(T a, T b) { return a < b ? a : b; }
+KOKKOS_INLINE_FUNCTION T min(T a, T b) {
+  return a < b ? a : b;
+}
 template <class T>
-KOKKOS_INLINE_FUNCTION T max(T a, T b) { return a < b ? b : a; }
+KOKKOS_INLINE_FUNCTION T max(T a, T b) {
+  return a < b ? b : a;
+}
 
 inline int concurrency() { return Kokkos::DefaultExecutionSpace().concurrency(); }
 

@@ -116,9 +116,9 @@ double per_call_seconds(const std::function<void()>& f, double min_seconds = 5e-
 // The schedule the service follows for calls taken in turn.
 enum class TurnStep { warmup, settle, timed, after };
 struct TurnSchedule {
-  int warmup = 0;   // untimed calls of each, before the first sample
-  int settle = 0;   // untimed calls of the same one before each timed call
-  int samples = 9;  // timed calls of each
+  int warmup = 0;      // untimed calls of each, before the first sample
+  int settle = 0;      // untimed calls of the same one before each timed call
+  int samples = 9;     // timed calls of each
   bool after = false;  // an `after` step after each timed call
 };
 // For sample i = 0..samples-1, for each k: settle, timed, after. `step`

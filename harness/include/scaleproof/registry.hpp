@@ -51,9 +51,7 @@ class Registry {
 };
 
 struct Registrar {
-  explicit Registrar(std::function<std::unique_ptr<Technique>()> make) {
-    Registry::get().add(std::move(make));
-  }
+  explicit Registrar(std::function<std::unique_ptr<Technique>()> make) { Registry::get().add(std::move(make)); }
 };
 struct CommandRegistrar {
   explicit CommandRegistrar(Registry::CommandHook hook) { Registry::get().add_command(std::move(hook)); }
@@ -64,7 +62,7 @@ struct CommandRegistrar {
 #define SP_CONCAT_(a, b) a##b
 #define SP_CONCAT(a, b) SP_CONCAT_(a, b)
 // SP_REGISTER_TECHNIQUE(MyTechnique) or SP_REGISTER_TECHNIQUE(MyTechnique, ctor args...)
-#define SP_REGISTER_TECHNIQUE(T, ...)                                            \
-  static ::sp::Registrar SP_CONCAT(sp_registrar_, __LINE__)(                    \
-      [] { return std::unique_ptr<::sp::Technique>(new T(__VA_ARGS__)); })
+#define SP_REGISTER_TECHNIQUE(T, ...)             \
+  static ::sp::Registrar SP_CONCAT(sp_registrar_, \
+                                   __LINE__)([] { return std::unique_ptr<::sp::Technique>(new T(__VA_ARGS__)); })
 #define SP_REGISTER_COMMAND(fn) static ::sp::CommandRegistrar SP_CONCAT(sp_cmd_registrar_, __LINE__)(fn)

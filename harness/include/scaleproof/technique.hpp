@@ -14,8 +14,8 @@ namespace sp {
 
 // Work done by one call of the technique on one rank.
 struct Counts {
-  double flops = 0;          // floating-point (or integer MAC x2) operations
-  double bytes_read = 0;     // compulsory traffic to/from main memory
+  double flops = 0;       // floating-point (or integer MAC x2) operations
+  double bytes_read = 0;  // compulsory traffic to/from main memory
   double bytes_written = 0;
   std::string dtype = "fp64";  // which peak roof applies: fp32 | fp64 | ...
   // Bytes this rank holds during a call (inputs, outputs, work space); 0 =
@@ -33,8 +33,8 @@ struct CheckResult {
   long long wrong = 0;
   double max_abs_err = 0;
   double max_rel_err = 0;
-  double max_bound = 0;      // largest per-element bound used
-  std::string bound_rule;    // e.g. "gamma_K*|A||B| (Higham 3.5)"
+  double max_bound = 0;    // largest per-element bound used
+  std::string bound_rule;  // e.g. "gamma_K*|A||B| (Higham 3.5)"
   std::string note;
   bool passed() const { return wrong == 0 && checked > 0; }
   void merge(const CheckResult& o);  // for techniques that check several outputs
@@ -43,7 +43,7 @@ struct CheckResult {
 // Which ranks counts a technique can use.
 struct RankRule {
   int min = 1;
-  int max = 1;                // single-rank by default
+  int max = 1;  // single-rank by default
   bool power_of_two = false;
   bool accepts(int n) const;
   std::string describe() const;
@@ -51,9 +51,9 @@ struct RankRule {
 
 // Declared tolerance bands for the analytical predictions.
 struct Tolerance {
-  double roof_min = 0.0;       // measured performance >= roof_min x attainable
-  double roof_max = 1.15;      // and <= roof_max x attainable (above means the counts are wrong)
-  double min_vs_baseline = 0;  // project variant throughput / baseline throughput
+  double roof_min = 0.0;         // measured performance >= roof_min x attainable
+  double roof_max = 1.15;        // and <= roof_max x attainable (above means the counts are wrong)
+  double min_vs_baseline = 0;    // project variant throughput / baseline throughput
   double prediction_rel = 0.15;  // |measured - predicted| / predicted for model predictions
   // `scaleproof scale`: measured speedup / fitted-law speedup must lie in
   // [1 - scaling_band, 1 + scaling_band] at every timed point.
@@ -70,13 +70,13 @@ struct ParamRule {
 };
 
 struct Info {
-  std::string name;       // unique, e.g. "gemm"
-  std::string family;     // folder name under kernels/, reference/, suites/
+  std::string name;    // unique, e.g. "gemm"
+  std::string family;  // folder name under kernels/, reference/, suites/
   std::string summary;
   std::vector<ParamSet> param_sets;
   std::vector<ParamRule> param_rules;  // only where the default range does not hold
-  std::vector<std::string> variants;  // variants[0] is the project's Kokkos kernel
-  std::string baseline;   // the vendor variant min_vs_baseline compares with ("" = none)
+  std::vector<std::string> variants;   // variants[0] is the project's Kokkos kernel
+  std::string baseline;                // the vendor variant min_vs_baseline compares with ("" = none)
   RankRule ranks;
   Tolerance tol;
   std::string roof_probe;  // "bandwidth" or "peak": this technique measures a machine roof
@@ -111,8 +111,8 @@ inline constexpr const char* kHeadlineVsBaseline = "throughput vs baseline";
 
 // Roofs measured in the same run (see models.cpp).
 struct Machine {
-  double bandwidth = 0;                 // bytes/s, best STREAM triad
-  std::map<std::string, double> peak;   // FLOP/s by dtype
+  double bandwidth = 0;                // bytes/s, best STREAM triad
+  std::map<std::string, double> peak;  // FLOP/s by dtype
   double peak_for(const std::string& dtype) const;
 };
 
@@ -146,8 +146,8 @@ class Technique {
     return "variant '" + variant + "' is not available in this build";
   }
 
-  virtual void setup(const Params& p, int nranks) = 0;   // allocate, fill inputs (untimed)
-  virtual void run(const std::string& variant) = 0;      // one call (timed; runner fences)
+  virtual void setup(const Params& p, int nranks) = 0;        // allocate, fill inputs (untimed)
+  virtual void run(const std::string& variant) = 0;           // one call (timed; runner fences)
   virtual CheckResult check(const std::string& variant) = 0;  // output of the last run vs reference
   virtual void report_counters(const std::string& /*variant*/, std::map<std::string, double>& /*out*/) {}
   // Extra timings of this variant's case, run and timed by the service after
@@ -166,8 +166,8 @@ class Technique {
 
   // Predictions judged against a measurement. Default: the roofline
   // (Williams et al. 2009): time >= max(flops/peak, bytes/bandwidth).
-  virtual void predict(const Params& p, const std::string& variant, const Measurement& m,
-                       const Machine& machine, std::vector<Verdict>& out) const;
+  virtual void predict(const Params& p, const std::string& variant, const Measurement& m, const Machine& machine,
+                       std::vector<Verdict>& out) const;
 
  protected:
   Info info_;

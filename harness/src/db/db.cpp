@@ -49,8 +49,10 @@ std::string default_path(const std::string& results_parent) {
 }
 
 void add_options(CLI::App* c, Options& o) {
-  c->add_option("--db", o.path, "Results database (SQLite; default: <results parent>/scaleproof.sqlite; none: do not record)");
-  cli::range(c->add_option("--db-timeout", o.timeout_s, "Seconds to wait for another process writing the database"), 0, 3600)
+  c->add_option("--db", o.path,
+                "Results database (SQLite; default: <results parent>/scaleproof.sqlite; none: do not record)");
+  cli::range(c->add_option("--db-timeout", o.timeout_s, "Seconds to wait for another process writing the database"), 0,
+             3600)
       ->capture_default_str();
 }
 
@@ -66,8 +68,8 @@ Database::Database(const Options& o, bool create) : path_(o.path), timeout_s_(o.
     db_->exec("PRAGMA foreign_keys = ON");
     const int have = user_version(*db_);  // reads the header: a file that is not SQLite fails here
     if (have > schema_version())
-      throw InputError("--db " + path_ + ": schema version " + std::to_string(have) + " is newer than this scaleproof knows (" +
-                       std::to_string(schema_version()) + ")");
+      throw InputError("--db " + path_ + ": schema version " + std::to_string(have) +
+                       " is newer than this scaleproof knows (" + std::to_string(schema_version()) + ")");
     if (have < schema_version()) {
       SQLite::Transaction t(*db_, SQLite::TransactionBehavior::IMMEDIATE);
       // Another process may have migrated while this one waited for the lock.
@@ -112,8 +114,8 @@ void check_usable(const Options& o) {
     SQLite::Database d(o.path, SQLite::OPEN_READONLY, busy_ms(o.timeout_s));
     const int have = user_version(d);
     if (have > schema_version())
-      throw InputError("--db " + o.path + ": schema version " + std::to_string(have) + " is newer than this scaleproof knows (" +
-                       std::to_string(schema_version()) + ")");
+      throw InputError("--db " + o.path + ": schema version " + std::to_string(have) +
+                       " is newer than this scaleproof knows (" + std::to_string(schema_version()) + ")");
   } catch (const SQLite::Exception& e) {
     fail(o.path, o.timeout_s, e);
   }

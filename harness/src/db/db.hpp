@@ -26,8 +26,8 @@ int schema_version();
 std::string default_path(const std::string& results_parent);
 
 struct Options {
-  std::string path;        // the database file; "" = the default of the results parent; "none" = do not record
-  double timeout_s = 30;   // the longest wait for another writer
+  std::string path;       // the database file; "" = the default of the results parent; "none" = do not record
+  double timeout_s = 30;  // the longest wait for another writer
   bool enabled() const { return path != "none"; }
   // This database for results written under `results_parent`.
   Options under(const std::string& results_parent) const {

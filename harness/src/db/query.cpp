@@ -70,8 +70,10 @@ Timing timing_of(const std::vector<std::pair<std::string, double>>& figures) {
   std::map<std::string, double> agg;
   for (auto& [label, v] : figures) {
     if (!std::isfinite(v)) continue;
-    if (is_aggregate(label)) agg[label.substr(0, label.find('#'))] = v;
-    else reps.push_back(v);
+    if (is_aggregate(label))
+      agg[label.substr(0, label.find('#'))] = v;
+    else
+      reps.push_back(v);
   }
   Timing t;
   if (!reps.empty()) {
@@ -96,8 +98,8 @@ std::vector<RunRow> list_runs(Database& d, const RunFilter& f) {
     const bool by_case = !f.technique.empty() || !f.variant.empty() || !f.params.empty();
     Where w = run_where(f);
     const std::string sql = std::string("SELECT ") + kRunColumns + ", count(c.id) FROM runs r " +
-                      (by_case ? "JOIN" : "LEFT JOIN") + " cases c ON c.run_id = r.id" + w.sql +
-                      " GROUP BY r.id ORDER BY r.date, r.id";
+                            (by_case ? "JOIN" : "LEFT JOIN") + " cases c ON c.run_id = r.id" + w.sql +
+                            " GROUP BY r.id ORDER BY r.date, r.id";
     SQLite::Statement q(db, sql);
     w.bind(q);
     std::vector<RunRow> out;
@@ -149,11 +151,12 @@ std::map<std::string, std::vector<Timing>> bench_timings(Database& d, const std:
   return d.read([&](SQLite::Database& db) {
     std::string in;
     for (size_t i = 0; i < machines.size(); ++i) in += i ? ",?" : "?";
-    SQLite::Statement q(db,
-                        "SELECT c.technique || '/' || c.variant || '/' || c.params, r.id, m.label, s.value FROM runs r "
-                        "JOIN cases c ON c.run_id = r.id JOIN measurements m ON m.case_id = c.id AND m.source = 'bench' "
-                        "JOIN stats s ON s.measurement_id = m.id AND s.key = 'seconds' WHERE r.machine IN (" + in +
-                        ") ORDER BY 1, 2");
+    SQLite::Statement q(
+        db,
+        "SELECT c.technique || '/' || c.variant || '/' || c.params, r.id, m.label, s.value FROM runs r "
+        "JOIN cases c ON c.run_id = r.id JOIN measurements m ON m.case_id = c.id AND m.source = 'bench' "
+        "JOIN stats s ON s.measurement_id = m.id AND s.key = 'seconds' WHERE r.machine IN (" +
+            in + ") ORDER BY 1, 2");
     for (size_t i = 0; i < machines.size(); ++i) q.bind(static_cast<int>(i + 1), machines[i]);
     std::map<std::string, std::map<std::int64_t, std::vector<std::pair<std::string, double>>>> figs;
     while (q.executeStep())
@@ -174,12 +177,12 @@ std::map<std::string, Timing> run_timings(Database& d, std::int64_t run_id) {
     SQLite::Statement exists(db, "SELECT count(*) FROM runs WHERE id = ?");
     exists.bind(1, run_id);
     exists.executeStep();
-    if (exists.getColumn(0).getInt() == 0)
-      throw InputError("--db " + d.path() + ": no run " + std::to_string(run_id));
-    SQLite::Statement q(db,
-                        "SELECT c.technique || '/' || c.variant || '/' || c.params, m.label, s.value FROM cases c "
-                        "JOIN measurements m ON m.case_id = c.id "
-                        "JOIN stats s ON s.measurement_id = m.id AND s.key = 'seconds' WHERE c.run_id = ? ORDER BY c.id");
+    if (exists.getColumn(0).getInt() == 0) throw InputError("--db " + d.path() + ": no run " + std::to_string(run_id));
+    SQLite::Statement q(
+        db,
+        "SELECT c.technique || '/' || c.variant || '/' || c.params, m.label, s.value FROM cases c "
+        "JOIN measurements m ON m.case_id = c.id "
+        "JOIN stats s ON s.measurement_id = m.id AND s.key = 'seconds' WHERE c.run_id = ? ORDER BY c.id");
     q.bind(1, run_id);
     std::map<std::string, std::vector<std::pair<std::string, double>>> by_case;
     while (q.executeStep())

@@ -121,14 +121,15 @@ void write_verdicts(Writer& w, const json& rows) {
 }
 
 void write_sweep(Writer& w, const json& sweep) {
-  const std::string technique = text_of(sweep.value("technique", json(""))), family = text_of(sweep.value("family", json("")));
+  const std::string technique = text_of(sweep.value("technique", json(""))),
+                    family = text_of(sweep.value("family", json("")));
   const std::string axis = text_of(sweep.value("axis", json("ranks")));
   for (auto& s : sweep.value("series", json::array()))
     for (auto& p : s.value("points", json::array())) {
       const std::string n = p.contains("n") ? text_of(p["n"]) : "?";
       // The key compare uses for a sweep point: technique/variant/params @ axis=n.
       const std::int64_t id = w.case_id(family, technique, text_of(s.value("variant", json(""))),
-                                     text_of(s.value("params", json(""))) + " @ " + axis + "=" + n);
+                                        text_of(s.value("params", json(""))) + " @ " + axis + "=" + n);
       Stats stats;
       flatten(p, "", stats);
       w.measurement(id, "sweep", axis + "=" + n, stats);
@@ -139,10 +140,11 @@ void write_nccl(Writer& w, const json& doc) {
   const json& rows = doc.is_object() ? doc["rows"] : doc;
   for (auto& r : rows) {
     if (!r.is_object()) continue;
-    const std::string params = "size_B=" + text_of(r.value("size_B", json(0))) + ",type=" + text_of(r.value("type", json(""))) +
+    const std::string params = "size_B=" + text_of(r.value("size_B", json(0))) +
+                               ",type=" + text_of(r.value("type", json(""))) +
                                ",op=" + text_of(r.value("op", json("")));
     const std::int64_t id = w.case_id("collectives", text_of(r.value("collective", json(""))),
-                                   text_of(r.value("algorithm", json(""))), params);
+                                      text_of(r.value("algorithm", json(""))), params);
     Stats stats;
     flatten(r, "", stats);
     if (r.contains("ip_time_us") && r["ip_time_us"].is_number())
@@ -161,8 +163,12 @@ void write_results_files(Writer& w, const fs::path& d) {
 void write_qualification(Writer& w, const json& q) {
   for (auto& c : q.value("criteria", json::array())) {
     if (!c.is_object()) continue;
-    json v = {{"quantity", c.value("name", "")}, {"status", c.value("status", "")}, {"measured", c.value("value", json())},
-              {"predicted", c.value("threshold", json())}, {"unit", ""}, {"note", c.value("detail", "")}};
+    json v = {{"quantity", c.value("name", "")},
+              {"status", c.value("status", "")},
+              {"measured", c.value("value", json())},
+              {"predicted", c.value("threshold", json())},
+              {"unit", ""},
+              {"note", c.value("detail", "")}};
     w.verdict(w.case_id("", "qualify", text_of(c.value("kind", json(""))), text_of(c.value("class", json("")))), v);
   }
 }
@@ -217,7 +223,8 @@ Pending load(const std::string& path, const std::string& kind_given) {
     for (auto& [k, v] : ctx.items())
       if (k.rfind("sp_", 0) == 0) pd.manifest[k.substr(3)] = v;
   }
-  for (const char* f : {"bench.json", "check.json", "verdicts.json", "sweep.json", "scaling_verdicts.json", "qualification.json"})
+  for (const char* f :
+       {"bench.json", "check.json", "verdicts.json", "sweep.json", "scaling_verdicts.json", "qualification.json"})
     if (has(pd.dir, f)) read_json((pd.dir / f).string());
   if (pd.kind == "qualify" && fs::is_directory(pd.dir / "run", ec)) {  // qualify's own suite run
     pd.nested = pd.dir / "run";
@@ -238,7 +245,8 @@ Recorded write(SQLite::Database& db, const Pending& pd) {
     return r;
   }
   Writer w(db, r);
-  w.run(pd.path.string(), pd.path.filename().string(), pd.kind, pd.manifest, mtime_utc(pd.path), has(pd.dir, "PARTIAL"));
+  w.run(pd.path.string(), pd.path.filename().string(), pd.kind, pd.manifest, mtime_utc(pd.path),
+        has(pd.dir, "PARTIAL"));
   if (pd.nccl) {
     write_nccl(w, *pd.nccl);
     return r;
@@ -270,8 +278,8 @@ void record_committed(const Options& o, const std::string& path, const std::stri
   if (!o.enabled()) return;
   Database d(o, true);
   const Recorded r = record(d, {path}, kind).front();
-  std::printf("database: %s run %lld (%d cases, %d measurements, %d checks, %d verdicts)\n", d.path().c_str(), static_cast<long long>(r.run_id),
-              r.cases, r.measurements, r.checks, r.verdicts);
+  std::printf("database: %s run %lld (%d cases, %d measurements, %d checks, %d verdicts)\n", d.path().c_str(),
+              static_cast<long long>(r.run_id), r.cases, r.measurements, r.checks, r.verdicts);
 }
 
 }  // namespace sp::db

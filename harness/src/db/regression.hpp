@@ -11,12 +11,12 @@
 namespace sp::db {
 
 struct TrendVerdict {
-  bool judged = false;      // false: fewer than one previous run on the last run's machine
+  bool judged = false;  // false: fewer than one previous run on the last run's machine
   bool regression = false;
-  double reference = 0;     // median of the previous runs' medians
-  double ratio = 0;         // last / reference
-  int previous = 0;         // runs the reference was formed from
-  std::string machine;      // the last run's machine
+  double reference = 0;  // median of the previous runs' medians
+  double ratio = 0;      // last / reference
+  int previous = 0;      // runs the reference was formed from
+  std::string machine;   // the last run's machine
 };
 
 TrendVerdict judge_trend(const std::vector<TrendPoint>& points, int window, double threshold);

@@ -30,10 +30,8 @@ std::string now_utc() {
 }
 
 void Writer::run(const std::string& path, const std::string& name, const std::string& kind, const json& manifest,
-         const std::string& fallback_date, bool partial) {
-  auto str = [&](const char* k, const std::string& dflt) {
-    return manifest.contains(k) ? text_of(manifest[k]) : dflt;
-  };
+                 const std::string& fallback_date, bool partial) {
+  auto str = [&](const char* k, const std::string& dflt) { return manifest.contains(k) ? text_of(manifest[k]) : dflt; };
   SQLite::Statement q(db_,
                       "INSERT INTO runs(path, name, kind, machine, git_commit, date, ranks, partial, recorded_at) "
                       "VALUES(?,?,?,?,?,?,?,?,?)");
@@ -61,7 +59,7 @@ void Writer::run(const std::string& path, const std::string& name, const std::st
 }
 
 std::int64_t Writer::case_id(const std::string& family, const std::string& technique, const std::string& variant,
-                  const std::string& params) {
+                             const std::string& params) {
   const std::string key = technique + "\x1f" + variant + "\x1f" + params;
   if (auto it = cases_.find(key); it != cases_.end()) {
     if (!family.empty()) {  // verdicts name no family; a later bench or check row does
@@ -83,7 +81,8 @@ std::int64_t Writer::case_id(const std::string& family, const std::string& techn
   return cases_[key] = db_.getLastInsertRowid();
 }
 
-void Writer::measurement(std::int64_t case_id, const std::string& source, const std::string& label, const Stats& stats) {
+void Writer::measurement(std::int64_t case_id, const std::string& source, const std::string& label,
+                         const Stats& stats) {
   SQLite::Statement q(db_, "INSERT INTO measurements(case_id, source, label) VALUES(?,?,?)");
   q.bind(1, case_id);
   q.bind(2, source);
@@ -95,10 +94,14 @@ void Writer::measurement(std::int64_t case_id, const std::string& source, const 
   for (auto& [k, v] : stats) {
     s.bind(1, id);
     s.bind(2, k);
-    if (v.number && std::isfinite(v.value)) s.bind(3, v.value);
-    else s.bind(3);
-    if (v.number) s.bind(4);
-    else s.bind(4, v.text);
+    if (v.number && std::isfinite(v.value))
+      s.bind(3, v.value);
+    else
+      s.bind(3);
+    if (v.number)
+      s.bind(4);
+    else
+      s.bind(4, v.text);
     s.exec();
     s.reset();
     ++r_.stats;
@@ -115,16 +118,19 @@ void Writer::check(std::int64_t case_id, bool passed, const json& row) {
 }
 
 void Writer::verdict(std::int64_t case_id, const json& v) {
-  SQLite::Statement q(db_,
-                      "INSERT INTO verdicts(case_id, quantity, status, predicted, measured, ratio, band_lo, band_hi, unit, note) "
-                      "VALUES(?,?,?,?,?,?,?,?,?,?)");
+  SQLite::Statement q(
+      db_,
+      "INSERT INTO verdicts(case_id, quantity, status, predicted, measured, ratio, band_lo, band_hi, unit, note) "
+      "VALUES(?,?,?,?,?,?,?,?,?,?)");
   q.bind(1, case_id);
   q.bind(2, text_of(v.value("quantity", json(""))));
   q.bind(3, text_of(v.value("status", json(""))));
   int i = 4;
   for (const char* k : {"predicted", "measured", "ratio", "band_lo", "band_hi"}) {
-    if (v.contains(k) && v[k].is_number() && std::isfinite(v[k].get<double>())) q.bind(i, v[k].get<double>());
-    else q.bind(i);
+    if (v.contains(k) && v[k].is_number() && std::isfinite(v[k].get<double>()))
+      q.bind(i, v[k].get<double>());
+    else
+      q.bind(i);
     ++i;
   }
   q.bind(9, text_of(v.value("unit", json(""))));

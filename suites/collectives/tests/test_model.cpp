@@ -134,9 +134,10 @@ TEST(Model, CalibrationCycleIsTheAlgorithmsOwn) {
     return n;
   };
   const std::pair<const char*, const char*> cases[] = {
-      {"all_reduce", "ring"}, {"all_reduce", "rabenseifner"}, {"all_reduce", "recursive_doubling"},
-      {"all_reduce", "param_server"}, {"reduce_scatter", "ring"}, {"all_gather", "ring"},
-      {"broadcast", "ring"}, {"broadcast", "binomial"}, {"reduce", "ring"}, {"reduce", "binomial"}};
+      {"all_reduce", "ring"},         {"all_reduce", "rabenseifner"}, {"all_reduce", "recursive_doubling"},
+      {"all_reduce", "param_server"}, {"reduce_scatter", "ring"},     {"all_gather", "ring"},
+      {"broadcast", "ring"},          {"broadcast", "binomial"},      {"reduce", "ring"},
+      {"reduce", "binomial"}};
   for (auto [coll, algo] : cases) {
     const CyclePattern c = cycle_pattern(coll, algo);
     const std::string what = std::string(coll) + "/" + algo;
@@ -144,8 +145,7 @@ TEST(Model, CalibrationCycleIsTheAlgorithmsOwn) {
     EXPECT_EQ(reduces(c), reducing ? 1 : 0) << what;
     EXPECT_EQ(c.link, link_pattern(coll, algo)) << what;
     for (auto& s : c.steps)
-      if (s.kind != CycleStep::reduce)
-        EXPECT_EQ(s.kind == CycleStep::exchange, c.link == Link::exchange) << what;
+      if (s.kind != CycleStep::reduce) EXPECT_EQ(s.kind == CycleStep::exchange, c.link == Link::exchange) << what;
     EXPECT_EQ(message_shape(coll, algo, 2, 1 << 20, 4).cycle.steps.size(), c.steps.size()) << what;
   }
   const CyclePattern ar = cycle_pattern("all_reduce", "ring");

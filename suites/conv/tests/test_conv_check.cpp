@@ -28,8 +28,8 @@ sp::CheckResult compare(const Case& c, bool flip_weights, Backend be = Backend::
   NetExec<T> ex(net, be, 7);
   Tensor<T> x("x", c.n, c.s.c_in, c.h, c.w);
   const auto hx = fill_values<T>(static_cast<int64_t>(x.size()), 3, 1.0);
-  Kokkos::deep_copy(x, Kokkos::View<const T****, Kokkos::LayoutRight, Kokkos::HostSpace>(hx.data(), c.n, c.s.c_in,
-                                                                                        c.h, c.w));
+  Kokkos::deep_copy(
+      x, Kokkos::View<const T****, Kokkos::LayoutRight, Kokkos::HostSpace>(hx.data(), c.n, c.s.c_in, c.h, c.w));
   ex.bind(x);
   ex.run();
   ex.sync_output();
@@ -114,8 +114,8 @@ TEST(ConvCheck, DepthwiseAndPointwiseKernelsPassOnRandomShapes) {
     c.s.bias = pick(0, 1) == 1;
     c.s.act = static_cast<Act>(pick(0, 2));
     const auto r = compare(c, false);
-    EXPECT_TRUE(r.passed()) << "shape " << i << ": " << describe(c.s) << " N=" << c.n << " H=" << c.h
-                            << " W=" << c.w << ", " << r.wrong << " wrong";
+    EXPECT_TRUE(r.passed()) << "shape " << i << ": " << describe(c.s) << " N=" << c.n << " H=" << c.h << " W=" << c.w
+                            << ", " << r.wrong << " wrong";
     ++checked;
   }
   EXPECT_GT(checked, 60);

@@ -53,8 +53,8 @@ TEST(ConvModels, GhostRatioIsExactWhenSDividesC) {
   // standard / ghost parameters = r_s when m = C/s exactly (GhostNet eq. 4 with c = C_in).
   for (int s : {2, 3, 4}) {
     const double c = 48;
-    EXPECT_NEAR(models::conv_params(3, 3, c, c) / models::ghost_params(c, c, 3, s, 3), models::ghost_speedup(c, 3, s, 3),
-                1e-12);
+    EXPECT_NEAR(models::conv_params(3, 3, c, c) / models::ghost_params(c, c, 3, s, 3),
+                models::ghost_speedup(c, 3, s, 3), 1e-12);
     EXPECT_NEAR(models::ghost_speedup(c, 3, s, 3), s, 0.1 * s);
   }
 }
@@ -80,7 +80,8 @@ TEST(ConvModels, AllocatedParametersMatchTheClosedFormsOfEveryBlock) {
         t->predict(ps.params, v, m, sp::Machine{}, out);
         for (auto& verdict : out)
           if (verdict.status != "INFO")
-            EXPECT_EQ(verdict.status, "PASS") << r.info.name << " " << v << " " << verdict.quantity << " " << ps.params.label();
+            EXPECT_EQ(verdict.status, "PASS")
+                << r.info.name << " " << v << " " << verdict.quantity << " " << ps.params.label();
         m.counters["params"] += 1;
         out.clear();
         t->predict(ps.params, v, m, sp::Machine{}, out);

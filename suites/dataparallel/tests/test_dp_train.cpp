@@ -86,13 +86,13 @@ TEST(DpTrain, RejectsBadShapes) {
   ASSERT_NE(r, nullptr);
   auto t = r->make();
   auto base = [] {
-    return sp::Params{{"dtype", "fp32"}, {"in", "4"}, {"width", "3"}, {"depth", "1"},
+    return sp::Params{{"dtype", "fp32"}, {"in", "4"},     {"width", "3"}, {"depth", "1"},
                       {"out", "1"},      {"batch", "12"}, {"steps", "2"}};
   };
   EXPECT_NO_THROW(t->validate(base(), 4));
-  EXPECT_THROW(t->validate(base(), 5), sp::InputError);             // 12 samples over 5 ranks
+  EXPECT_THROW(t->validate(base(), 5), sp::InputError);  // 12 samples over 5 ranks
   EXPECT_THROW(t->validate(base().set("batch", "13"), 2), sp::InputError);
-  EXPECT_THROW(t->validate(base(), 6), sp::InputError);             // the last layer has 3+1 = 4 parameters
+  EXPECT_THROW(t->validate(base(), 6), sp::InputError);  // the last layer has 3+1 = 4 parameters
   EXPECT_THROW(t->validate(base().set("depth", "0"), 1), sp::InputError);
   EXPECT_THROW(t->validate(base().set("width", "-3"), 1), sp::InputError);
   EXPECT_THROW(t->validate(base().set("dtype", "fp16"), 1), sp::InputError);
@@ -100,7 +100,7 @@ TEST(DpTrain, RejectsBadShapes) {
 
 TEST(DpTrain, DdpBucketsFollowBackwardOrderWithinCap) {
   const MlpShape s = MlpShape::make(6, 10, 2, 3);  // blocks: 70, 110, 33 parameters
-  auto b = s.buckets(143);                          // 33 + 110 fit, 70 more would not
+  auto b = s.buckets(143);                         // 33 + 110 fit, 70 more would not
   ASSERT_EQ(b.size(), 2u);
   EXPECT_EQ(b[0].lo, 2);
   EXPECT_EQ(b[0].hi, 3);
@@ -126,8 +126,8 @@ TEST(DpTrain, MemoryTrackerKeepsPeaks) {
 }
 
 TEST(DpTrain, ImbNbcOverlapFormula) {
-  EXPECT_DOUBLE_EQ(imb_nbc_overlap_pct(1, 1, 1), 100);  // fully hidden
-  EXPECT_DOUBLE_EQ(imb_nbc_overlap_pct(1, 1, 2), 0);    // serialized
+  EXPECT_DOUBLE_EQ(imb_nbc_overlap_pct(1, 1, 1), 100);   // fully hidden
+  EXPECT_DOUBLE_EQ(imb_nbc_overlap_pct(1, 1, 2), 0);     // serialized
   EXPECT_DOUBLE_EQ(imb_nbc_overlap_pct(1, 2, 2.5), 50);  // half of the shorter one hidden
-  EXPECT_DOUBLE_EQ(imb_nbc_overlap_pct(1, 1, 3), 0);    // slower than serial: clamped
+  EXPECT_DOUBLE_EQ(imb_nbc_overlap_pct(1, 1, 3), 0);     // slower than serial: clamped
 }

@@ -15,8 +15,12 @@ using namespace sp::hybrid;
 using nlohmann::json;
 
 json entry(const std::string& name, double us, json counters) {
-  json e = {{"name", name + "/manual_time"}, {"run_name", name + "/manual_time"}, {"run_type", "aggregate"},
-            {"aggregate_name", "median"}, {"real_time", us}, {"time_unit", "us"}};
+  json e = {{"name", name + "/manual_time"},
+            {"run_name", name + "/manual_time"},
+            {"run_type", "aggregate"},
+            {"aggregate_name", "median"},
+            {"real_time", us},
+            {"time_unit", "us"}};
   e.update(counters);
   return e;
 }
@@ -59,10 +63,12 @@ TEST(PlanMachine, FiguresFromABenchmarkJson) {
 }
 
 TEST(PlanMachine, ABenchmarkJsonWithoutTheFiguresIsRefused) {
-  json only_gemm = {{"benchmarks", json::array({entry("gemm/gemm/kokkos/dtype=fp32,M=8,N=8,K=8", 1, {{"flop", 1024}})})}};
+  json only_gemm = {
+      {"benchmarks", json::array({entry("gemm/gemm/kokkos/dtype=fp32,M=8,N=8,K=8", 1, {{"flop", 1024}})})}};
   EXPECT_THROW(plan::machine_from_bench(only_gemm, "test"), sp::InputError);
-  json only_ring = {{"benchmarks", json::array({entry("collectives/all_reduce/ring/count=256,dtype=fp32,op=sum,inplace=1",
-                                                      5, calibration(1e-6, 7e-10, 3e-10))})}};
+  json only_ring = {
+      {"benchmarks", json::array({entry("collectives/all_reduce/ring/count=256,dtype=fp32,op=sum,inplace=1", 5,
+                                        calibration(1e-6, 7e-10, 3e-10))})}};
   EXPECT_THROW(plan::machine_from_bench(only_ring, "test"), sp::InputError);
 }
 

@@ -58,8 +58,7 @@ TEST(PlanVerify, ScaledDownShapeAdmitsEveryGridOfItsRanks) {
   for (int ranks : {2, 3, 4, 8}) {
     const ModelShape m = scale_down(ranks);
     int valid = 0;
-    for (const Layout& l : enumerate_layouts(m, ranks, StorageType::fp32))
-      valid += layout_error(m, l, ranks).empty();
+    for (const Layout& l : enumerate_layouts(m, ranks, StorageType::fp32)) valid += layout_error(m, l, ranks).empty();
     EXPECT_GT(valid, 0);
     // Every tp dividing the ranks divides the heads.
     for (int tp = 1; tp <= ranks; ++tp)
@@ -75,7 +74,8 @@ TEST(PlanVerify, RefusesWithoutTheComposedStepOrOnOneRank) {
     FAIL() << "verify ran";
   } catch (const sp::InputError& e) {
     const std::string what = e.what();
-    const bool named = what.find("2 or more ranks") != std::string::npos || what.find("hybrid_step") != std::string::npos;
+    const bool named =
+        what.find("2 or more ranks") != std::string::npos || what.find("hybrid_step") != std::string::npos;
     EXPECT_TRUE(named) << what;
   }
 }

@@ -131,11 +131,10 @@ TEST(HybridMatrix, Fp32PipelineIsBitwiseTheOneRankStep) {
     for (int s = 0; s < 2; ++s) solo.step();
     const BlockShape k = block_shape(m, one);
     int64_t idx = 0;
-    solo.for_each_held([&](int layer, const ParamPos&, double v) {
-      want[{layer, idx++ % k.elems()}] = float(v);
-    });
+    solo.for_each_held([&](int layer, const ParamPos&, double v) { want[{layer, idx++ % k.elems()}] = float(v); });
   }
-  for (auto kind : {sp::mp::ScheduleKind::gpipe, sp::mp::ScheduleKind::one_f_one_b, sp::mp::ScheduleKind::interleaved}) {
+  for (auto kind :
+       {sp::mp::ScheduleKind::gpipe, sp::mp::ScheduleKind::one_f_one_b, sp::mp::ScheduleKind::interleaved}) {
     Layout l = one;
     l.pp = W, l.schedule = kind, l.v = kind == sp::mp::ScheduleKind::interleaved ? 2 : 1;
     l.ckpt_every = 1;

@@ -34,8 +34,10 @@ TEST(HybridUnit, ParamMapCoversTheModelOnceOverTensorRanks) {
       const ParamPos p = param_pos(k, l.tp, r, off);
       const auto key = std::make_tuple(int(p.t), p.i, p.j);
       const bool ln = p.t == Tensor::ln1_g || p.t == Tensor::ln1_b || p.t == Tensor::ln2_g || p.t == Tensor::ln2_b;
-      if (ln) replicated.insert(key);
-      else EXPECT_TRUE(seen.insert(key).second) << "element held twice";
+      if (ln)
+        replicated.insert(key);
+      else
+        EXPECT_TRUE(seen.insert(key).second) << "element held twice";
     }
   const size_t h = 8, f = 32;
   EXPECT_EQ(seen.size(), 4 * h * h + 2 * h * f);
@@ -79,9 +81,9 @@ TEST(HybridUnit, ReferenceBoundIsSmallAndAPerturbationIsCaught) {
 }
 
 TEST(HybridUnit, CaseErrorsAreOneLine) {
-  sp::Params p{{"layers", "2"}, {"hidden", "8"}, {"heads", "2"}, {"seq", "4"}, {"batch", "12"},
-               {"dp", "0"},     {"tp", "1"},     {"pp", "1"},    {"v", "1"},   {"mb", "1"},
-               {"schedule", "1f1b"}, {"zero", "0"}, {"storage", "fp32"}, {"ckpt", "0"}, {"steps", "1"}};
+  sp::Params p{{"layers", "2"},      {"hidden", "8"}, {"heads", "2"},      {"seq", "4"},  {"batch", "12"},
+               {"dp", "0"},          {"tp", "1"},     {"pp", "1"},         {"v", "1"},    {"mb", "1"},
+               {"schedule", "1f1b"}, {"zero", "0"},   {"storage", "fp32"}, {"ckpt", "0"}, {"steps", "1"}};
   EXPECT_EQ(case_error(p, 1), "");
   EXPECT_EQ(case_error(p, 5), "layout: global_batch 12 is not divisible by dp x micro_batches = 5");
   p.set("tp", 2);

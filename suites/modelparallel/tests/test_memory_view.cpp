@@ -34,8 +34,8 @@ TEST(MemoryView, PipelineRankZeroHoldsScheduleDependentActivations) {
     sp::mp::Parallelism par{1, 1, 8, v, 16, k};
     return sp::mp::memory_view(s, par)[6].acts;
   };
-  EXPECT_DOUBLE_EQ(acts(sp::mp::ScheduleKind::gpipe, 1), 16 * 12 * per_layer);        // m sets of L/p layers
-  EXPECT_DOUBLE_EQ(acts(sp::mp::ScheduleKind::one_f_one_b, 1), 8 * 12 * per_layer);   // p sets
+  EXPECT_DOUBLE_EQ(acts(sp::mp::ScheduleKind::gpipe, 1), 16 * 12 * per_layer);       // m sets of L/p layers
+  EXPECT_DOUBLE_EQ(acts(sp::mp::ScheduleKind::one_f_one_b, 1), 8 * 12 * per_layer);  // p sets
   // Interleaved, v = 2: 1 + (p-1)/(p v) times 1F1B's (docs/modelparallel.md).
   EXPECT_DOUBLE_EQ(acts(sp::mp::ScheduleKind::interleaved, 2),
                    acts(sp::mp::ScheduleKind::one_f_one_b, 1) * (1 + 7.0 / 16));

@@ -40,8 +40,7 @@ void check_all(ScheduleKind k, int p, int m, int v) {
   // The bubble formula holds for the simulated step exactly where the model's
   // assumptions hold; the interleaved m == p case runs every forward first.
   if (!(k == ScheduleKind::interleaved && m == p && p > 1))
-    for (int i = 0; i < p; ++i)
-      EXPECT_NEAR(sim.bubble(i), sp::mp::predicted_bubble(k, p, m, v), 1e-12) << "rank " << i;
+    for (int i = 0; i < p; ++i) EXPECT_NEAR(sim.bubble(i), sp::mp::predicted_bubble(k, p, m, v), 1e-12) << "rank " << i;
 }
 
 }  // namespace
@@ -141,7 +140,8 @@ TEST(Schedule, ReplayWithMeasuredDurations) {
   ASSERT_TRUE(replay.ok);
   EXPECT_DOUBLE_EQ(replay.makespan, uniform.makespan);
   // A stage twice as slow leaves the other idle for longer than the formula says.
-  const auto slow = sp::reference::simulate_schedule(
-      s.ranks, 2, 4, 1, [&](int i, size_t k) { return (i == 1 ? 2.0 : 1.0) * (s.ranks[i][k].kind == Kind::F ? 1 : 2); });
+  const auto slow = sp::reference::simulate_schedule(s.ranks, 2, 4, 1, [&](int i, size_t k) {
+    return (i == 1 ? 2.0 : 1.0) * (s.ranks[i][k].kind == Kind::F ? 1 : 2);
+  });
   EXPECT_GT(slow.bubble(0), sp::mp::predicted_bubble(ScheduleKind::one_f_one_b, 2, 4, 1));
 }

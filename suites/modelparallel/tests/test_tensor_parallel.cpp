@@ -39,7 +39,8 @@ TEST(TensorParallel, GeluIsNotAdditiveSoFirstGemmCannotBeRowSplit) {
         for (int k = part * half; k < (part + 1) * half; ++k) z += X[i * h + k] * A[k * f + j];
         Hwrong[i * f + j] += sp::mp::gelu(z);
       }
-  const EbMat eX = sp::reference::exact(X, n, h), eA = sp::reference::exact(A, h, f), eB = sp::reference::exact(B, f, h);
+  const EbMat eX = sp::reference::exact(X, n, h), eA = sp::reference::exact(A, h, f),
+              eB = sp::reference::exact(B, f, h);
   const auto ref = sp::reference::mlp_forward(eX, eA, eB);
   Mat Ywrong("yw", n, h);
   sp::mp::matmul(sp::mp::to_view(Hwrong, n, f), false, sp::mp::to_view(B, f, h), false, Ywrong);
@@ -64,8 +65,8 @@ TEST(TensorParallel, GeluLipschitzConstantsHold) {
   const long double hstep = 1e-6L;
   for (long double x = -12; x <= 12; x += 1e-3L) {
     const long double g1 = sp::reference::gelu_grad({x, 0}).v;
-    const long double g2 = (sp::reference::gelu_grad({x + hstep, 0}).v - sp::reference::gelu_grad({x - hstep, 0}).v) /
-                           (2 * hstep);
+    const long double g2 =
+        (sp::reference::gelu_grad({x + hstep, 0}).v - sp::reference::gelu_grad({x - hstep, 0}).v) / (2 * hstep);
     ASSERT_LT(std::fabs(g1), sp::reference::kGeluLip) << x;
     ASSERT_LT(std::fabs(g2), sp::reference::kGeluGradLip) << x;
   }
@@ -98,7 +99,7 @@ TEST(TensorParallel, CheckCatchesASmallError) {
 TEST(TensorParallel, ShapeRulesNameTheProblem) {
   const sp::mp::TpShape sh{2, 8, 24, 12, 96};
   EXPECT_NO_THROW(sp::mp::tp_check_shape(sp::mp::TpKind::layer, sh, 4));
-  EXPECT_THROW(sp::mp::tp_check_shape(sp::mp::TpKind::attention, sh, 5), sp::InputError);  // heads % t
-  EXPECT_THROW(sp::mp::tp_check_shape(sp::mp::TpKind::mlp, {2, 8, 24, 12, 90}, 4), sp::InputError);  // ffn % t
+  EXPECT_THROW(sp::mp::tp_check_shape(sp::mp::TpKind::attention, sh, 5), sp::InputError);                  // heads % t
+  EXPECT_THROW(sp::mp::tp_check_shape(sp::mp::TpKind::mlp, {2, 8, 24, 12, 90}, 4), sp::InputError);        // ffn % t
   EXPECT_THROW(sp::mp::tp_check_shape(sp::mp::TpKind::attention, {2, 8, 25, 12, 96}, 1), sp::InputError);  // h % heads
 }

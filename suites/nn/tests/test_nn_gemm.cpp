@@ -25,8 +25,10 @@ namespace ref = sp::reference::nn;
 
 template <class S>
 constexpr double u_store() {
-  return std::is_same<S, double>::value ? 0x1p-53 : std::is_same<S, float>::value ? 0x1p-24
-                                                  : std::is_same<S, fp16_t>::value ? 0x1p-11 : 0x1p-8;
+  return std::is_same<S, double>::value   ? 0x1p-53
+         : std::is_same<S, float>::value  ? 0x1p-24
+         : std::is_same<S, fp16_t>::value ? 0x1p-11
+                                          : 0x1p-8;
 }
 
 // n deterministic values in [-2, 2], stored in S on the device; host copy of the stored values.
@@ -114,7 +116,8 @@ TEST(NnGemm, BatchedHeadBlocks) {
   auto X = fill<double>(size_t(samples) * s * ld, 4, x);
   Kokkos::View<double*> C("C", size_t(samples) * heads * s * s);
   using sp::nn::Batched;
-  sp::nn::gemm_batched<double>(samples * heads, s, s, d, Batched<const double>{X.data(), ld, Op::N, int64_t(s) * ld, d, heads},
+  sp::nn::gemm_batched<double>(samples * heads, s, s, d,
+                               Batched<const double>{X.data(), ld, Op::N, int64_t(s) * ld, d, heads},
                                Batched<const double>{X.data() + heads * d, ld, Op::T, int64_t(s) * ld, d, heads},
                                Batched<double>{C.data(), s, Op::N, int64_t(s) * s});
   const auto got = host(C);

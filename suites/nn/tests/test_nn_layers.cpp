@@ -24,8 +24,7 @@ namespace ref = sp::reference::nn;
 template <class T>
 std::vector<T> values(size_t n, int salt, double lo = -3, double hi = 3) {
   std::vector<T> v(n);
-  for (size_t i = 0; i < n; ++i)
-    v[i] = T(lo + (hi - lo) * double((i * 2654435761u + salt * 97u) % 1009) / 1008.0);
+  for (size_t i = 0; i < n; ++i) v[i] = T(lo + (hi - lo) * double((i * 2654435761u + salt * 97u) % 1009) / 1008.0);
   return v;
 }
 template <class T>
@@ -112,7 +111,8 @@ void check_layernorm() {
   const auto x = values<T>(size_t(rows) * n, 5), g = values<T>(n, 6), b = values<T>(n, 7), dy = values<T>(x.size(), 8);
   const T eps = T(1e-5);
   auto X = dev(x), Gm = dev(g), Bt = dev(b), dY = dev(dy);
-  Kokkos::View<T*> Y("y", x.size()), mean("mean", rows), rstd("rstd", rows), dX("dx", x.size()), dG("dg", n), dB("db", n);
+  Kokkos::View<T*> Y("y", x.size()), mean("mean", rows), rstd("rstd", rows), dX("dx", x.size()), dG("dg", n),
+      dB("db", n);
   sp::nn::layernorm_forward(rows, n, X.data(), Gm.data(), Bt.data(), eps, Y.data(), mean.data(), rstd.data());
   sp::nn::layernorm_backward(rows, n, X.data(), Gm.data(), mean.data(), rstd.data(), dY.data(), dX.data(), dG.data(),
                              dB.data());

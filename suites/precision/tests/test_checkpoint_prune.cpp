@@ -64,7 +64,8 @@ TEST(Pruning, SparsityMustBeInZeroOne) {
   auto p = [](const char* s) {
     return sp::Params{{"M", "4"}, {"N", "4"}, {"K", "4"}, {"sparsity", s}, {"sweep", "0"}};
   };
-  for (const char* bad : {"1", "1.5", "-0.1", "nan", "inf", "x"}) EXPECT_THROW(t->validate(p(bad), 1), sp::InputError) << bad;
+  for (const char* bad : {"1", "1.5", "-0.1", "nan", "inf", "x"})
+    EXPECT_THROW(t->validate(p(bad), 1), sp::InputError) << bad;
   for (const char* ok : {"0", "0.5", "0.999"}) EXPECT_NO_THROW(t->validate(p(ok), 1)) << ok;
 }
 

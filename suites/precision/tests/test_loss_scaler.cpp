@@ -42,10 +42,10 @@ void expect_same(const std::vector<bool>& p) {
 }
 
 TEST(LossScaler, MatchesReferenceOnScriptedPatterns) {
-  expect_same(pattern(4500, {}));                       // growth at 2000 and 4000
-  expect_same(pattern(50, {0, 1, 2}));                  // repeated overflow: 2^16 -> 2^13
-  expect_same(pattern(4200, {1999, 4001}));             // an overflow just before growth resets the count
-  expect_same(pattern(4200, {2000}));                   // just after growth
+  expect_same(pattern(4500, {}));            // growth at 2000 and 4000
+  expect_same(pattern(50, {0, 1, 2}));       // repeated overflow: 2^16 -> 2^13
+  expect_same(pattern(4200, {1999, 4001}));  // an overflow just before growth resets the count
+  expect_same(pattern(4200, {2000}));        // just after growth
   std::vector<bool> r(7000);
   uint64_t s = 1;
   for (size_t i = 0; i < r.size(); ++i) r[i] = ((s = s * 6364136223846793005ULL + 1) >> 33) % 1500 == 0;

@@ -65,9 +65,9 @@ TEST(Lowbit, Log2RoundsAtTheGeometricMidpoints) {
   auto w = pr::quantize_lowbit(make(1, 4, {1, std::nextafter(mid, 1.0f), std::nextafter(mid, 0.0f), -1}),
                                pr::LowbitScheme::log2, 4, 4);
   const auto c = codes_of(w, 0, ref::LowbitRef::log2);
-  EXPECT_EQ(c[0], 64);      // 2^(L-1): the group max
-  EXPECT_EQ(c[1], 32);      // 2^-1 of the max
-  EXPECT_EQ(c[2], 16);      // 2^-2 of the max
+  EXPECT_EQ(c[0], 64);  // 2^(L-1): the group max
+  EXPECT_EQ(c[1], 32);  // 2^-1 of the max
+  EXPECT_EQ(c[2], 16);  // 2^-2 of the max
   EXPECT_EQ(c[3], -64);
 }
 
