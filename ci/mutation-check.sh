@@ -63,7 +63,7 @@ faults=(
     // Chunk indices|  for (int s = 0; s < p - 2; ++s) {
     // Chunk indices|ring reduce-scatter one step short"
 "coll_ring_ag_chunk|collectives|kernels/collectives/ring.hpp|const int cs = (r - s + p) % p, cr = (r - s - 1 + 2 * p) % p;|const int cs = (r - s + p) % p, cr = (r - s + 2 * p) % p;|ring all-gather receives into the chunk it sends"
-"gemm_kblock_accumulate|gemm|kernels/gemm/gemm_tiled.hpp|C(gi + r, gj + c) = (k0 == 0 ? T(0) : C(gi + r, gj + c)) + acc[r][c];|C(gi + r, gj + c) = acc[r][c];|tiled GEMM overwrites C at each K block instead of accumulating"
+"gemm_kblock_accumulate|gemm|kernels/gemm/gemm_tiled.hpp|out = (fresh ? T(0) : out) + acc[r][c];|out = acc[r][c];|tiled GEMM overwrites C at each K block instead of accumulating"
 "gemm_microkernel_b|gemm|kernels/gemm/gemm_tiled.hpp|acc[r][c] += ar * b[k * NR + c];|acc[r][c] += ar * b[c];|micro-kernel reads B's first packed row at every k"
 "cmp_loosened|harness|harness/include/scaleproof/compare.hpp|if (!(err <= bound)) ++r_.wrong;|if (!(err <= 2 * bound)) ++r_.wrong;|element comparator loosened to twice its bound"
 "cmp_nan_passes|harness|harness/include/scaleproof/compare.hpp|if (!(err <= bound)) ++r_.wrong;|if (err > bound) ++r_.wrong;|element comparator lets NaN pass"
