@@ -69,6 +69,15 @@ void run_probes(Technique& t, const std::string& variant, std::map<std::string, 
   t.probes_done(variant, out);
 }
 
+std::vector<double> thin_samples(const std::vector<double>& all, size_t most, size_t& stride) {
+  stride = most == 0 || all.size() <= most ? 1 : (all.size() + most - 1) / most;
+  if (stride == 1) return all;
+  std::vector<double> kept;
+  kept.reserve(all.size() / stride + 1);
+  for (size_t i = 0; i < all.size(); i += stride) kept.push_back(all[i]);
+  return kept;
+}
+
 void attach_samples(nlohmann::json& bench, const std::map<std::string, std::vector<LoopTiming>>& loops) {
   std::map<std::string, size_t> next;
   for (auto& b : bench["benchmarks"]) {
@@ -84,7 +93,9 @@ void attach_samples(nlohmann::json& bench, const std::map<std::string, std::vect
     size_t& i = next[name];
     while (i < it->second.size() && static_cast<long long>(it->second[i].iteration_seconds.size()) != iterations) ++i;
     if (i == it->second.size()) continue;
-    b["iteration_seconds"] = it->second[i].iteration_seconds;
+    size_t stride = 1;
+    b["iteration_seconds"] = thin_samples(it->second[i].iteration_seconds, kKeptIterations, stride);
+    b["iteration_seconds_stride"] = stride;
     b["rank_seconds"] = it->second[i].rank_seconds;
     ++i;
   }

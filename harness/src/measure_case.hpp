@@ -34,8 +34,18 @@ void run_probes(Technique& t, const std::string& variant, std::map<std::string, 
 // The counters of one probe from its timed calls (t[k][i]).
 void probe_counters(const Probe& p, const std::vector<std::vector<double>>& t, std::map<std::string, double>& out);
 
+// The most iteration times bench.json keeps per run. The statistics are
+// over every iteration; a loop of microsecond calls runs hundreds of
+// thousands of them, and the file must stay small enough to read back.
+inline constexpr size_t kKeptIterations = 1000;
+// Every `stride`-th element of `all` from the first, with the smallest
+// stride that keeps at most `most` (stride 1: all of them). Evenly spaced
+// in the order they ran, so a drift over the loop stays visible.
+std::vector<double> thin_samples(const std::vector<double>& all, size_t most, size_t& stride);
+
 // Adds each reported benchmark's samples to a Google Benchmark JSON
-// document: "iteration_seconds" and "rank_seconds". `loops[name]` holds the
+// document: "iteration_seconds" (thinned as thin_samples does, with
+// "iteration_seconds_stride") and "rank_seconds". `loops[name]` holds the
 // timed loops of that benchmark in the order they ran (trials included);
 // a reported run takes the next loop, in order, with its iteration count.
 void attach_samples(nlohmann::json& bench, const std::map<std::string, std::vector<LoopTiming>>& loops);

@@ -91,6 +91,10 @@ std::string job_folder() {
   if (!kept.empty()) line += "; partial results: " + kept;
   std::fprintf(stderr, "%s\n", line.c_str());
   std::fflush(stdout), std::fflush(stderr);
+  // MPI_Abort ends every process of the job at once, the launcher's output
+  // forwarders included: bytes written just before it can be lost on their
+  // way to the launcher's stderr. The pause lets them drain the line.
+  if (job.nranks > 1) std::this_thread::sleep_for(std::chrono::seconds(1));
   if (job.owned) {
     std::error_code ec;
     fs::remove_all(job.dir, ec);

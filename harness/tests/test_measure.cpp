@@ -194,6 +194,21 @@ TEST(MeasureProbe, PhaseProbeReadsOnlyWhatTheCallRecordsUnderThePhase) {
   EXPECT_THROW(sp::run_probes(none, "main", out), std::logic_error);
 }
 
+TEST(MeasureResults, ThinnedSamplesAreEvenlySpacedFromTheFirst) {
+  std::vector<double> all(2500);
+  for (size_t i = 0; i < all.size(); ++i) all[i] = double(i);
+  size_t stride = 0;
+  const auto kept = sp::thin_samples(all, 1000, stride);
+  EXPECT_EQ(stride, 3u);  // 2 would keep 1250
+  ASSERT_EQ(kept.size(), 834u);
+  for (size_t k = 0; k < kept.size(); ++k) EXPECT_EQ(kept[k], double(3 * k));
+  // At or under the limit every sample is kept.
+  EXPECT_EQ(sp::thin_samples(std::vector<double>(1000, 1.0), 1000, stride).size(), 1000u);
+  EXPECT_EQ(stride, 1u);
+  EXPECT_EQ(sp::thin_samples(std::vector<double>(1001, 1.0), 1000, stride).size(), 501u);
+  EXPECT_EQ(stride, 2u);
+}
+
 TEST(MeasureResults, BenchJsonCarriesCallStatisticsRanksAndSamples) {
   sp::Registered reg{[] { return std::unique_ptr<sp::Technique>(new ProbeTech()); }, ProbeTech::describe()};
   std::vector<sp::Case> cases(1);
@@ -221,7 +236,9 @@ TEST(MeasureResults, BenchJsonCarriesCallStatisticsRanksAndSamples) {
     EXPECT_LE(b["t_p90_s"].get<double>(), b["t_p99_s"].get<double>());
     EXPECT_LE(b["t_p99_s"].get<double>(), b["t_max_s"].get<double>());
     ASSERT_TRUE(b.contains("iteration_seconds"));
-    EXPECT_EQ(b["iteration_seconds"].size(), b["iterations"].get<size_t>());
+    const size_t stride = b.at("iteration_seconds_stride").get<size_t>(), n = b["iterations"].get<size_t>();
+    EXPECT_EQ(b["iteration_seconds"].size(), (n + stride - 1) / stride);
+    EXPECT_LE(b["iteration_seconds"].size(), sp::kKeptIterations);
     ASSERT_TRUE(b.contains("rank_seconds"));
     EXPECT_EQ(b["rank_seconds"].size(), static_cast<size_t>(sp::comm::size()));
     // The main variant's probes are counters of its case.
