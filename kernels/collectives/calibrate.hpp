@@ -4,8 +4,8 @@
 // (t = alpha + bytes * beta, Hockney 1994), gamma from timing the same
 // Kokkos reduction kernel the algorithms use (seconds per byte reduced).
 //
-// Each algorithm is calibrated on its own cycle (cycle_pattern() in
-// model.hpp), in one of two link patterns (link_pattern()):
+// Each algorithm is calibrated on its own cycle (its record's `cycle`,
+// algorithms.cpp), in one of two link patterns (the cycle's `link`):
 // - exchange: every rank sends to its right neighbour while receiving from
 //   its left one, timed as one MPI_Sendrecv (a ring step; OSU's osu_bibw
 //   pattern). Ring, Rabenseifner and recursive-doubling steps are such
@@ -28,7 +28,7 @@
 #include "scaleproof/measure.hpp"
 
 #include "kernels/collectives/model.hpp"
-#include "kernels/collectives/ring.hpp"
+#include "kernels/comm/ring.hpp"
 
 namespace sp::coll {
 
@@ -108,7 +108,7 @@ inline std::vector<size_t> pingpong_sizes(size_t message_bytes) {
 // calls, so that both see the same background load; fit() takes the medians.
 //
 // Two calibrations are taken at every size:
-// - the algorithm's own cycle (cycle_pattern(), model.hpp): its transfers
+// - the algorithm's own cycle (its record's `cycle`): its transfers
 //   and its reduction, on slices A, B of the buffer and the scratch, run once
 //   untimed and then timed, so that every line is in the state the
 //   algorithm's own calls leave it in. Its transfers give alpha and beta,

@@ -10,7 +10,7 @@
 // ring all-reduce).
 #include <algorithm>
 
-#include "kernels/collectives/ring.hpp"
+#include "kernels/comm/ring.hpp"
 
 namespace sp::coll {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "kernels/collectives/fp16.hpp"
-#include "kernels/collectives/ring.hpp"
+#include "kernels/comm/reduce.hpp"
 #include "scaleproof/params.hpp"
 
 namespace sp::coll {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "kernels/collectives/fp16.hpp"
-#include "kernels/collectives/ring.hpp"
+#include "kernels/comm/ring.hpp"
 
 namespace sp::coll::mpi {
 

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "kernels/collectives/fp16.hpp"
-#include "kernels/collectives/ring.hpp"
-#include "kernels/collectives/transport.hpp"
+#include "kernels/comm/ring.hpp"
+#include "kernels/comm/transport.hpp"
 
 namespace sp::coll::nccl {
 

@@ -6,7 +6,7 @@
 //   2(p-1)(alpha + n beta) + (p-1) n gamma   (derived; docs/collectives.md "Collectives").
 // Traffic phases: "push" (workers -> server) and "pull" (server -> workers).
 
-#include "kernels/collectives/ring.hpp"
+#include "kernels/comm/ring.hpp"
 
 namespace sp::coll {
 

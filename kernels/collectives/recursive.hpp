@@ -18,7 +18,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "kernels/collectives/ring.hpp"
+#include "kernels/comm/ring.hpp"
 
 namespace sp::coll {
 

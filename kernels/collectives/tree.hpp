@@ -5,7 +5,7 @@
 // for reduce (docs/collectives.md, "Collectives"; the gamma term is ours:
 // each receiving step also reduces n bytes).
 
-#include "kernels/collectives/ring.hpp"
+#include "kernels/comm/ring.hpp"
 
 namespace sp::coll {
 

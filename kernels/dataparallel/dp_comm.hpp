@@ -10,7 +10,7 @@
 #include <Kokkos_Core.hpp>
 #include <memory>
 
-#include "kernels/collectives/ring.hpp"
+#include "kernels/comm/ring.hpp"
 #include "kernels/dataparallel/memory_tracker.hpp"
 #include "kernels/dataparallel/mlp_kernels.hpp"
 #include "kernels/dataparallel/nb_ring.hpp"

@@ -18,7 +18,7 @@
 #include <memory>
 #include <vector>
 
-#include "kernels/collectives/ring.hpp"
+#include "kernels/comm/ring.hpp"
 #include "kernels/dataparallel/dp_comm.hpp"
 #include "kernels/dataparallel/dp_strategy.hpp"
 #include "kernels/dataparallel/memory_tracker.hpp"

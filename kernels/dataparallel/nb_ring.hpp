@@ -12,7 +12,7 @@
 // compute loop. Several NbRing may be in flight at once: each uses its own tag.
 #include <vector>
 
-#include "kernels/collectives/ring.hpp"
+#include "kernels/comm/ring.hpp"
 
 namespace sp::dp {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "kernels/collectives/ring.hpp"
+#include "kernels/comm/partition.hpp"
 #include "kernels/hybrid/block.hpp"
 
 namespace sp::hybrid {

@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "kernels/collectives/transport.hpp"
+#include "kernels/comm/transport.hpp"
 #include "kernels/hybrid/layout.hpp"
 
 namespace sp::hybrid {

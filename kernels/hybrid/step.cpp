@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "kernels/collectives/ring.hpp"
+#include "kernels/comm/ring.hpp"
 #include "kernels/nn/activations.hpp"
 #include "kernels/nn/loss.hpp"
 

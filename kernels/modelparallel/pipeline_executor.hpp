@@ -17,7 +17,7 @@
 #include <map>
 #include <vector>
 
-#include "kernels/collectives/transport.hpp"
+#include "kernels/comm/transport.hpp"
 #include "kernels/modelparallel/pipeline_layer.hpp"
 #include "kernels/modelparallel/schedule.hpp"
 

@@ -9,7 +9,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
-#include "kernels/collectives/ring.hpp"
+#include "kernels/comm/ring.hpp"
 #include "kernels/modelparallel/dense.hpp"
 #include "scaleproof/kokkos_compat.hpp"
 

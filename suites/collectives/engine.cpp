@@ -6,13 +6,8 @@
 #include <cstring>
 
 #include "kernels/collectives/calibrate.hpp"
-#include "kernels/collectives/chain.hpp"
-#include "kernels/collectives/mpi_vendor.hpp"
 #include "kernels/collectives/nccl.hpp"
-#include "kernels/collectives/param_server.hpp"
-#include "kernels/collectives/recursive.hpp"
-#include "kernels/collectives/ring.hpp"
-#include "kernels/collectives/tree.hpp"
+#include "kernels/comm/ring.hpp"
 #include "reference/collectives/collectives_ref.hpp"
 #include "scaleproof/compare.hpp"
 #include "scaleproof/kokkos_compat.hpp"
@@ -50,17 +45,11 @@ void validate_case(const CaseSpec& s, int nranks) {
                      ")");
 }
 
-void validate_algorithm(const CaseSpec& s, const std::string& algo, int nranks) {
-  const CollInfo& c = coll_info(s.coll);
-  std::string names;
-  bool known = false;
-  for (auto& a : all_algorithms(c)) {
-    known = known || a == algo;
-    names += (names.empty() ? "" : ", ") + a;
-  }
-  if (!known) throw InputError("unknown algorithm '" + algo + "' for " + c.name + " in this build (" + names + ")");
-  if (needs_power_of_two(algo) && !is_power_of_two(nranks))
-    throw InputError(algo + " needs a power-of-two rank count (got " + std::to_string(nranks) + ")");
+const Algorithm& validate_algorithm(const CaseSpec& s, const std::string& algo, int nranks) {
+  const Algorithm& a = algorithm(s.coll, algo);
+  const std::string problem = rank_problem(a, nranks);
+  if (!problem.empty()) throw InputError(problem);
+  return a;
 }
 
 namespace {
@@ -86,7 +75,7 @@ T from_int(int v) {
 struct Engine::Buffers {
   virtual ~Buffers() = default;
   virtual void reset_inputs(const CaseSpec& s, int rank) = 0;
-  virtual void run(const CaseSpec& s, Transport& t, const std::string& algo, PhaseClock& ph) = 0;
+  virtual void run(const CaseSpec& s, Transport& t, const Algorithm& algo, PhaseClock& ph) = 0;
   virtual CheckResult check(const CaseSpec& s, int rank, int p) = 0;
   virtual std::unique_ptr<Engine::Sampler> sampler(Transport& t, const MessageShape& m, Op op) = 0;
 };
@@ -118,32 +107,27 @@ class TypedBuffers : public Engine::Buffers {
     Kokkos::deep_copy(recv_, hrecv_);
   }
 
-  void run(const CaseSpec& s, Transport& t, const std::string& algo, PhaseClock& ph) override {
-    if (algo == "nccl") {
-#ifdef SP_HAVE_NCCL
-      nccl::run_collective(s.name(), send_.data(), s.inplace ? send_.data() : recv_.data(), s.count, s.op, s.root);
-      return;
-#else
-      throw std::logic_error("nccl variant without NCCL");
-#endif
-    }
-#ifdef SP_HAVE_NCCL
-    if (algo == "ring_nccl") {  // the project's ring on device memory, NCCL send/recv
-      copy_input(s, t.rank(), t.size(), send_, recv_);
-      run_ring<Kokkos::DefaultExecutionSpace>(s, t, s.inplace ? send_.data() : recv_.data(), ph);
+  // Project algorithms get their input copied into the output buffer first
+  // (copy_input); device algorithms run on the views, host ones on the host
+  // mirrors, staged through the host when the views live on a device.
+  void run(const CaseSpec& s, Transport& t, const Algorithm& algo, PhaseClock& ph) override {
+    const bool project = algo.source == Source::project;
+    if (algo.memory == Memory::device) {
+      using Exec = Kokkos::DefaultExecutionSpace;
+      if (project) copy_input(s, t.rank(), t.size(), send_, recv_);
+      T* out = s.inplace ? send_.data() : recv_.data();
+      algo.run.of<T>()(
+          Call<T>{t, send_.data(), out, s.count, s.op, s.root, project ? scratch<Exec>(s.count) : nullptr, ph});
       return;
     }
-#endif
+    using Exec = Kokkos::DefaultHostExecutionSpace;
     // The MPI transport moves host memory: stage device data through the host.
     constexpr bool staged = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename View::memory_space>::accessible;
     if (staged) Kokkos::deep_copy(hsend_, send_);
     T* buf = s.inplace ? hsend_.data() : hrecv_.data();
-    if (algo == "mpi") {
-      run_mpi(s, hsend_.data(), buf);
-    } else {
-      copy_input(s, t.rank(), t.size(), hsend_, hrecv_);
-      run_project(s, t, algo, buf, ph);
-    }
+    if (project) copy_input(s, t.rank(), t.size(), hsend_, hrecv_);
+    algo.run.of<T>()(
+        Call<T>{t, hsend_.data(), buf, s.count, s.op, s.root, project ? scratch<Exec>(s.count) : nullptr, ph});
     if (staged) {
       if (s.inplace)
         Kokkos::deep_copy(send_, hsend_);
@@ -203,25 +187,6 @@ class TypedBuffers : public Engine::Buffers {
   }
 
  private:
-  static void run_mpi(const CaseSpec& s, const T* src, T* buf) {
-#ifdef SP_HAVE_MPI
-    MPI_Comm w = comm::world();
-    switch (s.coll) {
-      case Coll::all_reduce: mpi::all_reduce(w, src, buf, s.count, s.op); break;
-      case Coll::reduce_scatter: mpi::reduce_scatter(w, src, buf, s.count, s.op); break;
-      case Coll::all_gather: mpi::all_gather(w, src, buf, s.count); break;
-      case Coll::broadcast:
-        if (src != buf && comm::rank() == s.root) std::memcpy(buf, src, s.count * sizeof(T));
-        mpi::broadcast(w, buf, s.count, s.root);
-        break;
-      case Coll::reduce: mpi::reduce(w, src, buf, s.count, s.op, s.root); break;
-    }
-#else
-    (void)s, (void)src, (void)buf;
-    throw std::logic_error("mpi variant without MPI");
-#endif
-  }
-
   // Out of place, the project's algorithms first copy their input into the
   // output buffer and then work in place there (as MPICH's ring does).
   template <class V>
@@ -237,14 +202,9 @@ class TypedBuffers : public Engine::Buffers {
     }
   }
 
-  template <class F>
-  static void timed(PhaseClock& ph, const char* phase, F&& f) {
-    ph.time(phase, f);
-  }
-
-  // The ring collectives with reductions on Exec (host, or the device for ring_nccl).
-  // The ring's scratch chunk, kept across calls: allocated per call it costs
-  // page faults once above glibc's mmap threshold (up to 32 MiB).
+  // Scratch of the algorithms on Exec's memory (host, or the device for
+  // device algorithms), kept across calls: allocated per call it costs page
+  // faults once above glibc's mmap threshold (up to 32 MiB).
   template <class Exec>
   T* scratch(size_t elems) {
     if constexpr (std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>) {
@@ -254,50 +214,6 @@ class TypedBuffers : public Engine::Buffers {
       if (dscratch_.extent(0) < std::max<size_t>(elems, 1)) dscratch_ = ring_scratch<T, Exec>(elems);
       return dscratch_.data();
     }
-  }
-
-  template <class Exec>
-  void run_ring(const CaseSpec& s, Transport& t, T* buf, PhaseClock& ph) {
-    const size_t n = s.count;
-    T* tmp = scratch<Exec>(Partition{n, t.size()}.size(0));
-    if (s.coll == Coll::all_reduce || s.coll == Coll::reduce_scatter)
-      timed(ph, "reduce-scatter", [&] { ring_reduce_scatter<T, Exec>(t, buf, n, s.op, tmp); });
-    if (s.coll == Coll::all_reduce || s.coll == Coll::all_gather)
-      timed(ph, "all-gather", [&] { ring_all_gather(t, buf, n); });
-  }
-
-  void run_project(const CaseSpec& s, Transport& t, const std::string& algo, T* buf, PhaseClock& ph) {
-    const size_t n = s.count;
-    // Room for n elements, kept across calls: the reducing algorithms
-    // receive into it (each needs at most n).
-    auto room = [&] { return scratch<Kokkos::DefaultHostExecutionSpace>(n); };
-    if (algo == "ring" && (s.coll == Coll::all_reduce || s.coll == Coll::reduce_scatter || s.coll == Coll::all_gather))
-      return run_ring<Kokkos::DefaultHostExecutionSpace>(s, t, buf, ph);
-    switch (s.coll) {
-      case Coll::all_reduce:
-        if (algo == "rabenseifner") {
-          timed(ph, "reduce-scatter", [&] { halving_reduce_scatter(t, buf, n, s.op, room()); });
-          timed(ph, "all-gather", [&] { doubling_all_gather(t, buf, n); });
-        } else if (algo == "recursive_doubling") {
-          recursive_doubling_all_reduce(t, buf, n, s.op, room());
-        } else if (algo == "param_server") {
-          param_server_all_reduce(t, buf, n, s.op, room());
-        } else {
-          break;
-        }
-        return;
-      case Coll::reduce_scatter:
-      case Coll::all_gather: break;
-      case Coll::broadcast:
-        if (algo == "ring") return chain_broadcast(t, buf, n, s.root);
-        if (algo == "binomial") return binomial_broadcast(t, buf, n, s.root);
-        break;
-      case Coll::reduce:
-        if (algo == "ring") return chain_reduce(t, buf, n, s.op, s.root, room());
-        if (algo == "binomial") return binomial_reduce(t, buf, n, s.op, s.root, room());
-        break;
-    }
-    throw std::logic_error("no algorithm '" + algo + "' for " + s.name());
   }
 
   View send_, recv_;
@@ -319,10 +235,10 @@ Engine::~Engine() = default;
 
 void Engine::reset_inputs() { buf_->reset_inputs(spec_, transport_->rank()); }
 
-void Engine::run(const std::string& algo) {
+void Engine::run(const Algorithm& algo) {
   Transport* t = transport_.get();
 #ifdef SP_HAVE_NCCL
-  if (algo == "ring_nccl") {
+  if (algo.memory == Memory::device && algo.source == Source::project) {
     if (!device_transport_) device_transport_ = std::make_unique<nccl::NcclTransport>();
     t = device_transport_.get();
   }
@@ -335,8 +251,8 @@ void Engine::run(const std::string& algo) {
 
 CheckResult Engine::check() { return buf_->check(spec_, transport_->rank(), transport_->size()); }
 
-std::unique_ptr<Engine::Sampler> Engine::calibration(const std::string& algo) {
-  const MessageShape m = message_shape(spec_.name(), algo, transport_->size(), spec_.count, dtype_size(spec_.dtype));
+std::unique_ptr<Engine::Sampler> Engine::calibration(const Algorithm& algo) {
+  const MessageShape m = message_shape(algo, transport_->size(), spec_.count, dtype_size(spec_.dtype));
   return buf_->sampler(*transport_, m, spec_.op);
 }
 

@@ -1,20 +1,21 @@
 #pragma once
 // One timing-and-checking engine for every collective and algorithm: owns a
 // case's buffers (Kokkos Views; staged through host mirrors for the MPI
-// transport when they live on a device), runs one call of a named
-// algorithm, records its per-phase times (on the harness's PhaseClock) and
+// transport when they live on a device), runs one call of an algorithm's
+// record (algorithm.hpp), records its per-phase times (on the harness's PhaseClock) and
 // the transport's traffic, and checks the output against the plain-loop reference.
 #include <map>
 #include <memory>
 #include <string>
 
+#include "kernels/collectives/algorithm.hpp"
+#include "kernels/collectives/collective.hpp"
 #include "kernels/collectives/dtype.hpp"
 #include "kernels/collectives/model.hpp"
-#include "kernels/collectives/transport.hpp"
+#include "kernels/comm/transport.hpp"
 #include "scaleproof/measure.hpp"
 #include "scaleproof/params.hpp"
 #include "scaleproof/technique.hpp"
-#include "suites/collectives/table.hpp"
 
 namespace sp::coll {
 
@@ -34,7 +35,8 @@ struct CaseSpec {
 CaseSpec parse_case(const CollInfo& c, const Params& p, int nranks);
 // Throw InputError (one line) for a case or algorithm this build cannot run.
 void validate_case(const CaseSpec& s, int nranks);
-void validate_algorithm(const CaseSpec& s, const std::string& algo, int nranks);
+// The record of `algo` for this case's collective, if it runs at nranks.
+const Algorithm& validate_algorithm(const CaseSpec& s, const std::string& algo, int nranks);
 
 // Untimed calls of an algorithm before each of its timed calls whenever
 // something else ran in between (another algorithm, a calibration sample):
@@ -51,15 +53,15 @@ class Engine {
   explicit Engine(const CaseSpec& spec);
   ~Engine();
   const CaseSpec& spec() const { return spec_; }
-  // The transport of the last call (MPI or self; NCCL for ring_nccl).
+  // The transport of the last call (MPI or self; NCCL for device algorithms).
   Transport& transport() { return last_ ? *last_ : *transport_; }
-  void reset_inputs();                // the reference inputs, sentinels in the output buffer
-  void run(const std::string& algo);  // one call
-  CheckResult check();                // output of the last call vs the reference
+  void reset_inputs();              // the reference inputs, sentinels in the output buffer
+  void run(const Algorithm& algo);  // one call
+  CheckResult check();              // output of the last call vs the reference
   // Seconds of each phase of the last call on this rank (ring and
   // Rabenseifner all-reduce: "reduce-scatter" and "all-gather").
   const std::map<std::string, double>& phase_seconds() const { return phases_.totals(); }
-  // alpha, beta (on the algorithm's link pattern, link_pattern()) and gamma
+  // alpha, beta (on the link pattern of the record's cycle) and gamma
   // (reduction kernel) at this algorithm's message sizes, on this case's
   // buffers, sampled in between timed calls so that both see the same
   // background load: start, sample() after each call, then fit().
@@ -74,14 +76,14 @@ class Engine {
     // largest message (reduce-scatter exchange, reduction, all-gather exchange).
     virtual CycleTimes cycle() const = 0;
   };
-  std::unique_ptr<Sampler> calibration(const std::string& algo);
+  std::unique_ptr<Sampler> calibration(const Algorithm& algo);
 
   struct Buffers;  // typed storage, engine.cpp
 
  private:
   CaseSpec spec_;
   std::unique_ptr<Transport> transport_;         // host memory: MPI, or self without MPI
-  std::unique_ptr<Transport> device_transport_;  // NCCL, made at the first ring_nccl call
+  std::unique_ptr<Transport> device_transport_;  // NCCL, made at the first call of a device algorithm
   Transport* last_ = nullptr;
   std::unique_ptr<Buffers> buf_;
   PhaseClock phases_;

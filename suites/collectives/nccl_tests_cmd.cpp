@@ -22,8 +22,8 @@
 #include "scaleproof/comm.hpp"
 #include "scaleproof/option_range.hpp"
 #include "scaleproof/registry.hpp"
+#include "kernels/collectives/algorithm.hpp"
 #include "kernels/collectives/calibrate.hpp"
-#include "kernels/collectives/recursive.hpp"
 #include "db/record.hpp"
 #include "launch.hpp"
 #include "manifest.hpp"
@@ -74,7 +74,7 @@ struct Timing {
 // own calls leave (kSettleCalls, engine.hpp). (Timed straight after
 // MPI_Allreduce, the ring ran 43-48% slower than the model at 4 MiB and
 // 34-37% at 16 MiB; after one call of its own, up to 13% at 4 MiB.)
-std::vector<Timing> measure(std::vector<std::unique_ptr<Engine>>& engines, const std::vector<std::string>& algos,
+std::vector<Timing> measure(std::vector<std::unique_ptr<Engine>>& engines, const std::vector<const Algorithm*>& algos,
                             const Options& o, bool model) {
   const size_t k = algos.size();
   std::vector<Timing> t(k);
@@ -82,8 +82,8 @@ std::vector<Timing> measure(std::vector<std::unique_ptr<Engine>>& engines, const
   std::vector<std::map<std::string, std::vector<double>>> ph(k);
   std::vector<std::unique_ptr<Engine::Sampler>> calib(k);
   for (size_t a = 0; a < k; ++a) {
-    for (int i = 0; i < o.warmup; ++i) engines[a]->run(algos[a]);
-    if (model && has_model(algos[a])) calib[a] = engines[a]->calibration(algos[a]);
+    for (int i = 0; i < o.warmup; ++i) engines[a]->run(*algos[a]);
+    if (model && has_model(*algos[a])) calib[a] = engines[a]->calibration(*algos[a]);
   }
   // The measurement service times the calls (measure.hpp): settle calls
   // whenever something else runs in between (another algorithm, or a
@@ -93,7 +93,7 @@ std::vector<Timing> measure(std::vector<std::unique_ptr<Engine>>& engines, const
   sched.samples = o.iters;
   sched.after = true;
   calls = interleave(k, sched, [&](size_t a, TurnStep step) {
-    if (step != TurnStep::after) return engines[a]->run(algos[a]);
+    if (step != TurnStep::after) return engines[a]->run(*algos[a]);
     for (auto& [name, v] : engines[a]->phase_seconds()) ph[a][name].push_back(v);
     if (calib[a]) calib[a]->sample();
   });
@@ -104,7 +104,7 @@ std::vector<Timing> measure(std::vector<std::unique_ptr<Engine>>& engines, const
     t[a].traffic = engines[a]->transport().traffic();
     if (o.check) {
       engines[a]->reset_inputs();
-      engines[a]->run(algos[a]);
+      engines[a]->run(*algos[a]);
       Kokkos::fence();
       t[a].wrong = comm::sum(static_cast<long long>(engines[a]->check().wrong));
     }
@@ -146,11 +146,14 @@ int run(const Options& o) {
   base.op = parse_op(o.op);
   base.root = o.root;
   const size_t elt = dtype_size(base.dtype);
-  std::vector<std::string> algos = o.algos.empty() ? all_algorithms(c) : split(o.algos);
-  if (o.algos.empty())  // by default skip what cannot run at this p; named ones must run
-    algos.erase(std::remove_if(algos.begin(), algos.end(),
-                               [&](const std::string& a) { return needs_power_of_two(a) && !is_power_of_two(p); }),
-                algos.end());
+  // By default every algorithm that runs at this p; named ones must run.
+  std::vector<const Algorithm*> algos;
+  if (o.algos.empty()) {
+    for (const Algorithm* a : algorithms_of(c.id))
+      if (rank_problem(*a, p).empty()) algos.push_back(a);
+  } else {
+    for (auto& name : split(o.algos)) algos.push_back(&algorithm(c.id, name));
+  }
   // Validate everything before running anything.
   const auto sizes = sweep(o);
   for (size_t bytes : sizes) {
@@ -160,7 +163,7 @@ int run(const Options& o) {
       throw InputError("size " + std::to_string(bytes) + " B holds no " + nccl_type_name(base.dtype) + " (" +
                        std::to_string(elt) + " B)");
     validate_case(s, p);
-    for (auto& a : algos) validate_algorithm(s, a, p);
+    for (auto* a : algos) validate_algorithm(s, a->name, p);
   }
   if (o.iters < 1 || o.warmup < 0 || o.settle < 0) throw InputError("-n must be >= 1, -w and --settle >= 0");
 
@@ -172,7 +175,7 @@ int run(const Options& o) {
         c.name.c_str(), p, c.has_op ? op_name(base.op) : "none", nccl_type_name(base.dtype), c.has_root ? o.root : -1,
         o.iters, o.warmup, o.settle);
     std::printf("# time: median over calls of the slowest rank; busbw = algbw * %.3g (nccl-tests)\n",
-                busbw_factor(c.name, p));
+                c.busbw_factor(p));
     std::printf("#%84s%33s%s\n", "out-of-place", "in-place",
                 "  | in-place: ring phases, alpha-beta model (link pattern; ping-pong), traffic");
     std::printf("# %12s %12s %6s %5s %4s %-18s %9s %8s %8s %6s %9s %8s %8s %6s  | %9s %9s %9s %7s %7s %11s %11s\n",
@@ -188,7 +191,7 @@ int run(const Options& o) {
   for (size_t bytes : sizes) {
     CaseSpec s = base;
     s.count = bytes / elt;
-    const double S = static_cast<double>(s.bytes()), F = busbw_factor(c.name, p);
+    const double S = static_cast<double>(s.bytes()), F = c.busbw_factor(p);
     std::vector<Timing> timed[2];
     for (int inplace = 0; inplace < 2; ++inplace) {
       s.inplace = inplace == 1;
@@ -197,21 +200,22 @@ int run(const Options& o) {
       timed[inplace] = measure(engines, algos, o, inplace && !o.no_model);
     }
     for (size_t ai = 0; ai < algos.size(); ++ai) {
-      const std::string& algo = algos[ai];
-      const bool model = !o.no_model && has_model(algo);
+      const Algorithm& rec = *algos[ai];
+      const std::string algo = rec.name;
+      const bool model = !o.no_model && has_model(rec);
       const Timing t[2] = {timed[0][ai], timed[1][ai]};
       wrong += std::max(0LL, t[0].wrong) + std::max(0LL, t[1].wrong);
       const AlphaBetaGamma abg = t[1].model;
-      const double pred = model ? predict_seconds(c.name, algo, p, S, abg) : NAN;
-      const bool exchange = model && link_pattern(c.name, algo) == Link::exchange;
+      const double pred = model ? predict_seconds(rec, p, S, abg) : NAN;
+      const bool exchange = model && rec.cycle.link == Link::exchange;
       AlphaBetaGamma pp = t[1].model_pp;
       pp.gamma = abg.gamma;
-      const double pred_pp = exchange ? predict_seconds(c.name, algo, p, S, pp) : NAN;
+      const double pred_pp = exchange ? predict_seconds(rec, p, S, pp) : NAN;
       double tx = 0, tx_formula = 0;
       for (auto& [ph, tr] : t[1].traffic)
         if (ph != "pingpong") tx += static_cast<double>(tr.bytes_sent);  // not the calibration's
       tx = comm::max(tx);
-      const auto formula = traffic_per_rank(c.name, algo, p, S);
+      const auto formula = traffic_per_rank(rec, p, S);
       for (auto& [ph, b] : formula) tx_formula += b;
       auto ph = [&](const char* k) { return t[1].phases.count(k) ? t[1].phases.at(k) * 1e6 : NAN; };
       auto num = [](double v, const char* f) {
@@ -283,7 +287,7 @@ int run(const Options& o) {
         const double mx = comm::max(sent), all = comm::sum(sent);
         const int w = std::snprintf(line, sizeof line, "#   %s traffic %-18s sent/rank %12.0f B (formula %12.0f)",
                                     algo.c_str(), phase.c_str(), mx, f);
-        if (algo == "ring" || algo == "rabenseifner")  // each phase moves (p-1)n over all ranks
+        if (rec.p_minus_1_n_per_phase)  // each phase moves (p-1)n over all ranks
           std::snprintf(line + w, sizeof line - w, ", all ranks %13.0f B ((p-1)n = %.0f)", all, (p - 1) * S);
         summary.push_back(line);
       }

@@ -5,8 +5,8 @@
 // four types; benchmark sets are in-place fp32 powers of two.
 #include <cmath>
 
+#include "kernels/collectives/algorithm.hpp"
 #include "kernels/collectives/calibrate.hpp"
-#include "kernels/collectives/recursive.hpp"
 #include "scaleproof/comm.hpp"
 #include "scaleproof/registry.hpp"
 #include "suites/collectives/engine.hpp"
@@ -33,10 +33,16 @@ class CollectiveTechnique : public sp::Technique {
     i.name = c.name;
     i.family = "collectives";
     i.summary = c.summary;
-    i.variants = all_algorithms(c);
-    i.baseline = std::count(i.variants.begin(), i.variants.end(), "mpi") ? "mpi" : "";
+    // Variants: the records of this collective, the model's reference
+    // algorithm first; the baseline is the first vendor record.
+    for (const Algorithm* a : algorithms_of(c.id)) {
+      i.variants.push_back(a->name);
+      if (a->source == Source::vendor && i.baseline.empty()) i.baseline = a->name;
+    }
     i.ranks = {1, 1 << 30, false};
-    if (std::string(c.name) == "all_reduce") i.headline = {"ring:throughput vs mpi", "ring:time (alpha-beta model)"};
+    if (c.id == Coll::all_reduce && !i.baseline.empty())
+      i.headline = {i.variants.front() + ":throughput vs " + i.baseline,
+                    i.variants.front() + ":time (alpha-beta model)"};
     i.tol.min_vs_baseline = c.min_vs_baseline;
     i.tol.prediction_rel = 0.15;
     i.source = "docs/collectives.md Collectives (Hockney alpha-beta, nccl-tests busbw)";
@@ -68,25 +74,27 @@ class CollectiveTechnique : public sp::Technique {
     for (long kib : {4L, 64L}) i.param_sets.push_back({S::small, make_params(c, "fp32", "sum", kib * 256, 1)});
     // The all-reduce is the main job's headline collective: its default
     // (small) run also takes the two bandwidth sizes its targets name.
-    if (std::string(c.name) == "all_reduce")
+    if (c.id == Coll::all_reduce)
       for (long mib : {1L, 16L}) i.param_sets.push_back({S::small, make_params(c, "fp32", "sum", mib << 18, 1)});
     for (long mib : {1L, 4L, 16L}) i.param_sets.push_back({S::medium, make_params(c, "fp32", "sum", mib << 18, 1)});
     for (long mib : {64L, 256L}) i.param_sets.push_back({S::large, make_params(c, "fp32", "sum", mib << 18, 1)});
     return i;
   }
 
-  // Power-of-two algorithms are left out at other rank counts (the
+  // Algorithms whose rank rule refuses this rank count are left out (the
   // nccl-tests command instead refuses them with an input error).
   std::vector<std::string> available_variants() const override {
     std::vector<std::string> v;
     for (auto& a : info_.variants)
-      if (!needs_power_of_two(a) || is_power_of_two(sp::comm::size())) v.push_back(a);
+      if (rank_problem(record(a), sp::comm::size()).empty()) v.push_back(a);
     return v;
   }
 
   std::string why_unavailable(const std::string& v, int nranks) const override {
-    if (needs_power_of_two(v) && !is_power_of_two(nranks))
-      return v + " needs a power-of-two rank count (got " + std::to_string(nranks) + ")";
+    if (const Algorithm* a = find_algorithm(coll_.id, v)) {
+      const std::string problem = rank_problem(*a, nranks);
+      if (!problem.empty()) return problem;
+    }
     return Technique::why_unavailable(v, nranks);
   }
 
@@ -117,7 +125,8 @@ class CollectiveTechnique : public sp::Technique {
   }
 
   void run(const std::string& variant) override {
-    engine_->run(variant);
+    if (!current_ || variant != current_->name) current_ = &record(variant);  // no table scan per timed call
+    engine_->run(*current_);
     ++calls_;
     for (auto& [ph, s] : engine_->phase_seconds()) phase_sum_[ph] += s;
   }
@@ -127,10 +136,11 @@ class CollectiveTechnique : public sp::Technique {
   // `out` holds the service's call statistics (t_median_s). The calibration
   // sampler is made here, after the traffic of the last timed call was read.
   void report_counters(const std::string& variant, std::map<std::string, double>& out) override {
-    collect_counters(*engine_, variant, calls_, phase_sum_, out);
+    const Algorithm& a = record(variant);
+    collect_counters(*engine_, a, calls_, phase_sum_, out);
     calls_ = 0, phase_sum_.clear();
     sampler_.reset();
-    if (has_model(variant)) sampler_ = engine_->calibration(variant);
+    if (has_model(a)) sampler_ = engine_->calibration(a);
   }
 
   // The model check: the collective's own calls timed in turn with
@@ -142,7 +152,7 @@ class CollectiveTechnique : public sp::Technique {
   // caches its own algorithm leaves (engine.hpp).
   std::vector<sp::Probe> probes(const std::string& variant) const override {
     std::vector<sp::Probe> p;
-    if (has_model(variant)) {
+    if (has_model(record(variant))) {
       // 15 samples: single calls here spread over 0.7-1.9x their median
       // (4 MiB reduce-scatter, 2 ranks), so 9 left each median ~10% uncertain.
       sp::Probe check{kModelCheck, {variant}, kCalibrationSample, 15, kSettleCalls};
@@ -157,11 +167,11 @@ class CollectiveTechnique : public sp::Technique {
     if (call == kCalibrationSample)
       sampler_->sample();
     else
-      engine_->run(call);
+      engine_->run(record(call));
   }
 
   void probes_done(const std::string& variant, std::map<std::string, double>& out) override {
-    if (sampler_) fit_model(*engine_, variant, *sampler_, out);
+    if (sampler_) fit_model(*engine_, record(variant), *sampler_, out);
     sampler_.reset();
   }
 
@@ -169,15 +179,20 @@ class CollectiveTechnique : public sp::Technique {
 
   void predict(const sp::Params& p, const std::string& variant, const sp::Measurement& m, const sp::Machine&,
                std::vector<sp::Verdict>& out) const override {
-    judge_case(info_, parse_case(coll_, p, m.ranks), p.label(), variant, m, out);
+    judge_case(info_, parse_case(coll_, p, m.ranks), p.label(), record(variant), m, out);
   }
 
  private:
+  // The harness names variants by string; each is looked up once per call
+  // into its record (the variants are the records' names, describe()).
+  const Algorithm& record(const std::string& variant) const { return algorithm(coll_.id, variant); }
+
   const CollInfo& coll_;
   std::unique_ptr<Engine> engine_;
   long calls_ = 0;
   std::map<std::string, double> phase_sum_;
   std::unique_ptr<Engine::Sampler> sampler_;
+  const Algorithm* current_ = nullptr;
 };
 
 SP_REGISTER_TECHNIQUE(CollectiveTechnique, Coll::all_reduce);

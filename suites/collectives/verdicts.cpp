@@ -9,11 +9,11 @@
 
 namespace sp::coll {
 
-void collect_counters(Engine& e, const std::string& algo, long calls,
-                      const std::map<std::string, double>& phase_seconds, std::map<std::string, double>& out) {
+void collect_counters(Engine& e, const Algorithm& algo, long calls, const std::map<std::string, double>& phase_seconds,
+                      std::map<std::string, double>& out) {
   const CaseSpec& s = e.spec();
   const int p = e.transport().size();
-  const double S = static_cast<double>(s.bytes()), F = busbw_factor(s.name(), p);
+  const double S = static_cast<double>(s.bytes()), F = coll_info(s.coll).busbw_factor(p);
   const double t = out.count("t_median_s") ? out.at("t_median_s") : 0.0;  // the median call, slowest rank's
   out["S_bytes"] = S;
   out["busbw_factor"] = F;
@@ -23,7 +23,7 @@ void collect_counters(Engine& e, const std::string& algo, long calls,
   // Traffic of the last call, for the phases the formulas name (the same
   // list on every rank, so the reductions match up).
   const auto& tr = e.transport().traffic();
-  for (auto& [ph, bytes] : traffic_per_rank(s.name(), algo, p, S)) {
+  for (auto& [ph, bytes] : traffic_per_rank(algo, p, S)) {
     (void)bytes;
     auto it = tr.find(ph);
     const double sent = it == tr.end() ? 0.0 : static_cast<double>(it->second.bytes_sent);
@@ -32,13 +32,13 @@ void collect_counters(Engine& e, const std::string& algo, long calls,
     out["tx_" + ph + "_all_ranks_B"] = comm::sum(sent);
     out["rx_" + ph + "_B"] = comm::max(recv);
   }
-  if (algo == "param_server") {
+  if (algo.server_bytes) {
     const auto tot = e.transport().total();
     out["server_B"] = comm::max(static_cast<double>(tot.bytes_sent + tot.bytes_recv));
   }
 }
 
-void fit_model(Engine& e, const std::string& algo, const Engine::Sampler& sampler, std::map<std::string, double>& out) {
+void fit_model(Engine& e, const Algorithm& algo, const Engine::Sampler& sampler, std::map<std::string, double>& out) {
   // The calibration was sampled in turn with calls of the collective itself
   // (the model-check probe), so prediction and measurement see the same
   // machine state (on this shared machine it changes between the harness's
@@ -50,16 +50,16 @@ void fit_model(Engine& e, const std::string& algo, const Engine::Sampler& sample
   out["alpha_s"] = m.alpha;
   out["beta_s_per_B"] = m.beta;
   out["gamma_s_per_B"] = m.gamma;
-  out["model_us"] = predict_seconds(s.name(), algo, p, S, m) * 1e6;
+  out["model_us"] = predict_seconds(algo, p, S, m) * 1e6;
   out["pingpong_alpha_s"] = pp.alpha;
   out["pingpong_beta_s_per_B"] = pp.beta;
 }
 
 namespace {
 
-sp::Verdict make(const sp::Info& info, const std::string& label, const std::string& algo, const std::string& q,
+sp::Verdict make(const sp::Info& info, const std::string& label, const Algorithm& algo, const std::string& q,
                  const std::string& unit, double predicted, double measured) {
-  sp::Verdict v{info.name, algo, label, q, unit};
+  sp::Verdict v{info.name, algo.name, label, q, unit};
   v.predicted = predicted;
   v.measured = measured;
   v.ratio = predicted != 0 ? measured / predicted : (measured == 0 ? 1 : INFINITY);
@@ -79,16 +79,15 @@ double counter(const sp::Measurement& m, const std::string& k) {
 
 }  // namespace
 
-void judge_case(const sp::Info& info, const CaseSpec& s, const std::string& label, const std::string& algo,
+void judge_case(const sp::Info& info, const CaseSpec& s, const std::string& label, const Algorithm& algo,
                 const sp::Measurement& m, std::vector<sp::Verdict>& out) {
   const int p = m.ranks;
   const double S = static_cast<double>(s.bytes());
-  const std::string coll = s.name();
 
   // Time: alpha-beta-gamma model, calibrated in the same run.
   if (has_model(algo) && !std::isnan(counter(m, "alpha_s"))) {
     const AlphaBetaGamma abg{counter(m, "alpha_s"), counter(m, "beta_s_per_B"), counter(m, "gamma_s_per_B")};
-    const double pred = predict_seconds(coll, algo, p, S, abg);
+    const double pred = predict_seconds(algo, p, S, abg);
     const double checked = counter(m, kModelCheck);
     if (!std::isnan(pred) && !std::isnan(checked)) {
       auto v = make(info, label, algo, "time (alpha-beta model)", "us", pred * 1e6, checked * 1e6);
@@ -108,10 +107,10 @@ void judge_case(const sp::Info& info, const CaseSpec& s, const std::string& labe
       out.push_back(v);
       // The textbook calibration (ping-pong alpha and beta) beside it, reported:
       // for exchange-pattern algorithms it shows how far a one-way beta is off.
-      if (link_pattern(coll, algo) == Link::exchange && !std::isnan(counter(m, "pingpong_beta_s_per_B"))) {
+      if (algo.cycle.link == Link::exchange && !std::isnan(counter(m, "pingpong_beta_s_per_B"))) {
         const AlphaBetaGamma one{counter(m, "pingpong_alpha_s"), counter(m, "pingpong_beta_s_per_B"), abg.gamma};
         auto w = make(info, label, algo, "time (alpha-beta, ping-pong calibration)", "us",
-                      predict_seconds(coll, algo, p, S, one) * 1e6, checked * 1e6);
+                      predict_seconds(algo, p, S, one) * 1e6, checked * 1e6);
         band(w, 0, INFINITY, false, "one-way beta on an exchange-pattern algorithm (reported)");
         std::snprintf(buf, sizeof buf, "alpha %.3g us, beta %.3g GB/s; err %+.1f%%", one.alpha * 1e6,
                       one.beta > 0 ? 1e-9 / one.beta : 0.0, 100 * (w.ratio - 1));
@@ -122,7 +121,7 @@ void judge_case(const sp::Info& info, const CaseSpec& s, const std::string& labe
   }
   // Bus bandwidth as nccl-tests defines it (reported).
   {
-    const double F = busbw_factor(coll, p);
+    const double F = coll_info(s.coll).busbw_factor(p);
     auto v = make(info, label, algo, "busbw (nccl-tests)", "GB/s", NAN, m.seconds > 0 ? S / m.seconds / 1e9 * F : 0);
     v.predicted = counter(m, "model_us") > 0 ? S / (counter(m, "model_us") * 1e-6) / 1e9 * F : 0;
     v.ratio = v.predicted > 0 ? v.measured / v.predicted : 0;
@@ -131,23 +130,22 @@ void judge_case(const sp::Info& info, const CaseSpec& s, const std::string& labe
   }
   // Traffic counted by the transport vs the formulas (exact when p | count).
   const bool exact = s.count % p == 0;
-  for (auto& [ph, bytes] : traffic_per_rank(coll, algo, p, S)) {
+  for (auto& [ph, bytes] : traffic_per_rank(algo, p, S)) {
     const double got = counter(m, "tx_" + ph + "_B");
     if (std::isnan(got)) continue;
     auto v = make(info, label, algo, "bytes sent per rank, " + ph, "B", bytes, got);
     band(v, 1, 1, exact, "p does not divide count: chunks differ by one element");
     out.push_back(v);
-    const bool symmetric = (algo == "ring" || algo == "rabenseifner") && coll != "broadcast" && coll != "reduce";
-    if (symmetric) {
+    if (algo.p_minus_1_n_per_phase) {
       auto all = make(info, label, algo, "bytes sent by all ranks, " + ph + " ((p-1)n)", "B", (p - 1) * S,
                       counter(m, "tx_" + ph + "_all_ranks_B"));
       band(all, 1, 1, true, "");
       out.push_back(all);
     }
   }
-  if (algo == "param_server" && p > 1) {
-    auto v =
-        make(info, label, algo, "bytes through the server (2(p-1)n)", "B", 2.0 * (p - 1) * S, counter(m, "server_B"));
+  if (algo.server_bytes && p > 1) {
+    auto v = make(info, label, algo, "bytes through the server (2(p-1)n)", "B", algo.server_bytes(p, S),
+                  counter(m, "server_B"));
     band(v, 1, 1, true, "");
     out.push_back(v);
   }

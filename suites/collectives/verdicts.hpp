@@ -23,13 +23,13 @@ inline constexpr const char* kCalibrationSample = "calibration sample";
 
 // Collective over ranks (every rank calls it in the same order). `out`
 // holds the service's call statistics; phase_seconds sums `calls` calls.
-void collect_counters(Engine& e, const std::string& algo, long calls,
-                      const std::map<std::string, double>& phase_seconds, std::map<std::string, double>& out);
+void collect_counters(Engine& e, const Algorithm& algo, long calls, const std::map<std::string, double>& phase_seconds,
+                      std::map<std::string, double>& out);
 // alpha, beta, gamma fitted to the samples taken during the model check, and
 // the model's time (collective).
-void fit_model(Engine& e, const std::string& algo, const Engine::Sampler& sampler, std::map<std::string, double>& out);
+void fit_model(Engine& e, const Algorithm& algo, const Engine::Sampler& sampler, std::map<std::string, double>& out);
 
-void judge_case(const sp::Info& info, const CaseSpec& s, const std::string& label, const std::string& algo,
+void judge_case(const sp::Info& info, const CaseSpec& s, const std::string& label, const Algorithm& algo,
                 const sp::Measurement& m, std::vector<sp::Verdict>& out);
 
 }  // namespace sp::coll

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "kernels/nn/gemm_rate.hpp"
-#include "kernels/collectives/transport.hpp"
+#include "kernels/comm/transport.hpp"
 #include "scaleproof/comm.hpp"
 #include "scaleproof/registry.hpp"
 #include "suites/modelparallel/mp_data.hpp"

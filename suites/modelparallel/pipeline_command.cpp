@@ -10,7 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "kernels/collectives/transport.hpp"
+#include "kernels/comm/transport.hpp"
 #include "scaleproof/comm.hpp"
 #include "scaleproof/option_range.hpp"
 #include "scaleproof/registry.hpp"

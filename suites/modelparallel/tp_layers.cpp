@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "kernels/collectives/transport.hpp"
+#include "kernels/comm/transport.hpp"
 #include "kernels/modelparallel/tp_layers.hpp"
 #include "reference/modelparallel/transformer_ref.hpp"
 #include "scaleproof/comm.hpp"

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "kernels/collectives/fp16.hpp"
-#include "kernels/collectives/ring.hpp"
+#include "kernels/comm/ring.hpp"
 
 using sp::coll::fp16;
 using sp::coll::half_bits_from_float;

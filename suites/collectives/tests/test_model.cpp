@@ -7,11 +7,26 @@
 #include <string>
 #include <utility>
 
+#include "kernels/collectives/algorithm.hpp"
 #include "kernels/collectives/calibrate.hpp"
+#include "kernels/collectives/chain.hpp"
 #include "kernels/collectives/model.hpp"
 #include "reference/collectives/collectives_ref.hpp"
 
 using namespace sp::coll;
+
+namespace {
+const Algorithm& rec(const char* coll, const char* algo) { return algorithm(coll_info(coll).id, algo); }
+double busbw_factor(const char* coll, int p) { return coll_info(coll).busbw_factor(p); }
+Link link_pattern(const char* coll, const char* algo) { return rec(coll, algo).cycle.link; }
+const CyclePattern& cycle_pattern(const char* coll, const char* algo) { return rec(coll, algo).cycle; }
+MessageShape message_shape(const char* coll, const char* algo, int p, size_t count, size_t elt) {
+  return message_shape(rec(coll, algo), p, count, elt);
+}
+PhaseBytes traffic_per_rank(const char* coll, const char* algo, int p, double n) {
+  return traffic_per_rank(rec(coll, algo), p, n);
+}
+}  // namespace
 
 TEST(AlphaBetaFit, RecoversAnExactLine) {
   const double alpha = 1.7e-6, beta = 1.0 / 6e9;  // 1.7 us, 6 GB/s
@@ -106,6 +121,7 @@ TEST(Model, FormulasOfModelsMd) {
   EXPECT_DOUBLE_EQ(predict_seconds("broadcast", "ring", 3, n, m), (k + 1) * (2e-6 + n / k * 1e-9));
   EXPECT_EQ(predict_seconds("all_reduce", "ring", 1, n, m), 0);
   EXPECT_TRUE(std::isnan(predict_seconds("all_reduce", "mpi", 2, n, m)));
+  EXPECT_TRUE(std::isnan(predict_seconds("all_reduce", "butterfly", 2, n, m)));
 }
 
 TEST(Model, CalibrationFollowsTheLinkPattern) {

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "kernels/collectives/transport.hpp"
+#include "kernels/comm/transport.hpp"
 #include "kernels/modelparallel/tp_layers.hpp"
 #include "reference/modelparallel/transformer_ref.hpp"
 #include "suites/modelparallel/mp_data.hpp"

@@ -1,6 +1,7 @@
 #pragma once
-// Point-to-point transports for the collective algorithms, the data-parallel
-// and the model-parallel techniques. A transport moves raw bytes between
+// Point-to-point transports of the shared communication layer: the
+// collective algorithms, the data-parallel, model-parallel and hybrid
+// techniques all move their bytes through one. A transport moves raw bytes between
 // ranks and counts every byte and message it sends and receives, per phase
 // label, so traffic can be checked against the formulas of docs/collectives.md
 // (e.g. (p-1)n/p per ring phase).

@@ -8,48 +8,19 @@
 // and receiving one chunk of about n/p elements per step, and ends owning one
 // fully reduced chunk; all-gather circulates the reduced chunks in p-1 more
 // steps. Each rank sends (p-1)n/p per phase. The buffer is split into p
-// balanced chunks (sizes differ by at most one element), so any count works,
-// including count < p (some chunks are then empty).
+// balanced chunks (partition.hpp), so any count works, including count < p.
+// Data parallelism, tensor parallelism and the hybrid step reduce their
+// gradients and activations with these, and the collectives family
+// benchmarks them against the vendor's.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <vector>
 
-#include "kernels/collectives/transport.hpp"
+#include "kernels/comm/partition.hpp"
+#include "kernels/comm/reduce.hpp"
+#include "kernels/comm/transport.hpp"
 
 namespace sp::coll {
-
-enum class Op { sum, max, min };
-
-// Balanced partition of n elements into p chunks: chunk c is [begin(c), begin(c+1)).
-struct Partition {
-  size_t n;
-  int p;
-  size_t begin(int c) const { return (n / p) * c + std::min<size_t>(c, n % p); }
-  size_t size(int c) const { return n / p + (static_cast<size_t>(c) < n % p ? 1 : 0); }
-};
-
-// acc[i] = op(acc[i], in[i]) on an execution space (the host's by default;
-// the device's when the buffers live there, as with the NCCL transport).
-template <class T, class Exec = Kokkos::DefaultHostExecutionSpace>
-void reduce_into(T* acc, const T* in, size_t n, Op op) {
-  if (n == 0) return;
-  Kokkos::RangePolicy<Exec> range(0, n);
-  switch (op) {
-    case Op::sum:
-      Kokkos::parallel_for(
-          "coll_sum", range, KOKKOS_LAMBDA(size_t i) { acc[i] += in[i]; });
-      break;
-    case Op::max:
-      Kokkos::parallel_for(
-          "coll_max", range, KOKKOS_LAMBDA(size_t i) { acc[i] = acc[i] < in[i] ? in[i] : acc[i]; });
-      break;
-    case Op::min:
-      Kokkos::parallel_for(
-          "coll_min", range, KOKKOS_LAMBDA(size_t i) { acc[i] = in[i] < acc[i] ? in[i] : acc[i]; });
-      break;
-  }
-  Exec().fence();
-}
 
 // Scratch for one received chunk, in the memory the reduction runs on; not
 // zero-filled (a memset per call would cost as much as a reduction step).
