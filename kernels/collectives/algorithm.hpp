@@ -93,7 +93,7 @@ struct Algorithm {
   Memory memory;
   RankRule ranks;
   Runs run;
-  // The cost model at p >= 2 (docs/collectives.md, "Collectives"): seconds
+  // The cost model at p >= 2 (docs/collectives.md, "Time of one call"): seconds
   // of one call of n bytes. Null where there is no model: vendor code, and
   // algorithms on device links the calibration cannot time.
   double (*predict)(int p, double n, const AlphaBetaGamma& m);

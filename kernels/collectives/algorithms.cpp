@@ -1,6 +1,6 @@
 // The table of collectives algorithms: one record per algorithm (the record
 // type and its fields are explained in algorithm.hpp). The formulas are
-// those of docs/collectives.md, "Collectives"; n is the collective's size in
+// those of docs/collectives.md, "Formulas and sources"; n is the collective's size in
 // bytes, p the rank count, f = (p-1)/p, lg = ceil(log2 p), k the chain's
 // segment count.
 #include <Kokkos_Core.hpp>
