@@ -1,5 +1,6 @@
 #pragma once
-// Run-time calibration of the alpha-beta-gamma model on this machine:
+// Run-time calibration of the alpha-beta-gamma model on the machine the
+// collective runs on:
 // alpha and beta from timing messages the way the algorithm sends them
 // (t = alpha + bytes * beta, Hockney 1994), gamma from timing the same
 // Kokkos reduction kernel the algorithms use (seconds per byte reduced).
@@ -10,8 +11,9 @@
 //   its left one, timed as one MPI_Sendrecv (a ring step; OSU's osu_bibw
 //   pattern). Ring, Rabenseifner and recursive-doubling steps are such
 //   exchanges; on a shared-memory link both directions share the memory
-//   system, so a one-way beta mispredicts them (measured here: the ring ran
-//   25-35% faster than a ping-pong beta predicted at 256 KiB - 1 MiB).
+//   system, so a step that sends and receives at once does not cost a
+//   one-way transfer, and a one-way beta must not be used to predict it
+//   (the nccl-tests command prints the error it would give, column err(pp)).
 // - one way: rank 0 or 1 sends while the other receives (trees, chains and
 //   the parameter server move data one way at a time).
 // The cycle's transfers and reduction run on slices of the collective's own
@@ -62,10 +64,11 @@ inline LineFit fit_line_relative(const std::vector<double>& x, const std::vector
 // The line through (x0, y0) that best fits the other points (relative
 // weights, as above): with x0 the message size the algorithm sends, the
 // model is exact there and the other points set only the slope. A free
-// line through a bandwidth cluster (m/4, m/2, m) missed its own point at m
-// by -8..+5% on this machine (16 MiB all-reduce, 2 ranks), where the per-
-// byte cost bends as the buffers outgrow the cache. The intercept is kept
-// >= 0 (then the line is the one through the origin and (x0, y0)).
+// line through a bandwidth cluster (m/4, m/2, m) need not pass through its
+// own point at m wherever the per-byte cost bends (as when the buffers
+// outgrow the last-level cache), and m is the message the ring sends at
+// every step. The intercept is kept >= 0 (then the line is the one through
+// the origin and (x0, y0)).
 inline LineFit fit_line_through(const std::vector<double>& x, const std::vector<double>& y, double x0, double y0) {
   if (x.size() != y.size() || x.empty()) throw std::invalid_argument("fit needs >= 1 other point");
   if (!(x0 > 0) || !(y0 > 0)) throw std::invalid_argument("fit needs a positive anchor");

@@ -7,9 +7,11 @@
 namespace sp::coll {
 
 const std::vector<CollInfo>& collectives() {
-  // min_vs_baseline: the ring all-reduce's target (>= 90% of MPI_Allreduce)
-  // also applies to the ring's two halves; the pipelined chain broadcast and
-  // reduce are declared to reach at least half of MPICH.
+  // min_vs_baseline: the ring all-reduce must reach >= 90% of
+  // MPI_Allreduce's throughput, and the ring's two halves (reduce-scatter,
+  // all-gather) the same share of MPICH's; the pipelined chain broadcast and
+  // reduce are declared to reach at least half of MPICH
+  // (docs/collectives.md, "Verdicts").
   static const std::vector<CollInfo> t = {
       {Coll::all_reduce, "all_reduce", "every rank gets op over all ranks' buffers", true, false, 0.9,
        [](int p) { return 2.0 * (p - 1) / p; }},

@@ -2,7 +2,7 @@
 // The collectives of this family as one table (nccl-tests style): what each
 // collective computes, whether it reduces and whether it has a root, and its
 // bus-bandwidth factor. The algorithms that implement each one are records
-// of algorithms.hpp; the registered techniques and `scaleproof nccl-tests`
+// of algorithms.cpp (algorithm.hpp); the registered techniques and `scaleproof nccl-tests`
 // are both generated from the two tables.
 #include <string>
 #include <vector>

@@ -1,8 +1,8 @@
 #pragma once
 // The vocabulary of the alpha-beta-gamma (Hockney) model of the collective
-// algorithms (docs/collectives.md, "Collectives"): the calibrated
+// algorithms (docs/collectives.md, "Time of one call"): the calibrated
 // parameters, the link pattern and calibration cycle an algorithm's record
-// declares (algorithms.hpp), and the message shape it is calibrated at.
+// declares (algorithm.hpp, algorithms.cpp), and the message shape it is calibrated at.
 // n is the collective's size S in bytes (the whole buffer, as nccl-tests'
 // size column), p the rank count.
 #include <cstddef>
@@ -32,7 +32,7 @@ inline double ceil_log2(int p) {
 }
 
 // Predicted seconds of one call of the algorithm `algo` of the collective
-// `coll` (names as in the tables of collective.hpp and algorithms.hpp; the
+// `coll` (names as in the tables of collective.cpp and algorithms.cpp; the
 // record's cost model, 0 at p = 1); NaN when there is no model.
 double predict_seconds(const std::string& coll, const std::string& algo, int p, double n, const AlphaBetaGamma& m);
 
@@ -44,7 +44,7 @@ enum class Link { one_way, exchange };
 
 // The calibration cycle of an algorithm (calibrate.hpp): its steps as ranks
 // 0 and 1 see them at p = 2, on slices A and B of the collective's own
-// buffer and the scratch S. On this shared-memory machine the cost of a
+// buffer and the scratch S. On a shared-memory machine the cost of a
 // step depends on which cache last wrote the lines it reads, so each cycle
 // leaves every slice as the algorithm's own calls leave it: e.g. the ring
 // all-gather alone sends a chunk no rank writes, the ring all-reduce's all-

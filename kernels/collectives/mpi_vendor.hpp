@@ -155,9 +155,9 @@ void reduce(MPI_Comm comm, const T* send, T* recv, size_t n, Op o, int root) {
   MPI_Comm_rank(comm, &r);
   const bool inplace = send == recv;
   // MPICH 4.0.2 crashes on MPI_IN_PLACE at a non-zero root when it picks
-  // the reduce-scatter-gather algorithm (pmodels/mpich#6540, fixed by #6543
-  // in later releases): there the root reduces into a scratch buffer and
-  // copies back, the same extra copy the fix itself makes.
+  // the reduce-scatter-gather algorithm (docs/collectives.md, "Known vendor
+  // issue"): there the root reduces into a scratch buffer and copies back,
+  // the same extra copy MPICH's own fix makes.
   if (inplace && r == root && root != 0) {
     std::vector<T> scratch(n);
     MPI_Reduce(send, scratch.data(), static_cast<int>(n), type<T>(), op<T>(o), root, comm);

@@ -3,7 +3,7 @@
 // buffer to one server rank, which reduces the p-1 contributions into its
 // own and pushes the result back. All 2(p-1)n bytes go through the server's
 // link, so its time grows with p:
-//   2(p-1)(alpha + n beta) + (p-1) n gamma   (derived; docs/collectives.md "Collectives").
+//   2(p-1)(alpha + n beta) + (p-1) n gamma   (derived; docs/collectives.md, "Time of one call").
 // Traffic phases: "push" (workers -> server) and "pull" (server -> workers).
 
 #include "kernels/comm/ring.hpp"

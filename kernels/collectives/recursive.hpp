@@ -7,7 +7,7 @@
 // Rabenseifner (MPICH allreduce_intra_reduce_scatter_allgather.c): recursive
 // halving reduce-scatter, then recursive doubling all-gather:
 //   2 lg p alpha + 2 ((p-1)/p) n beta + ((p-1)/p) n gamma.
-// (docs/collectives.md, "Collectives".) Both need p to be a power of two;
+// (docs/collectives.md, "Time of one call".) Both need p to be a power of two;
 // MPICH folds the extra ranks in first, this suite instead refuses other
 // rank counts (std::invalid_argument here, a one-line input error in the
 // CLI) so the measured algorithm is exactly the modelled one.
@@ -30,8 +30,10 @@ inline void require_power_of_two(int p, const char* algorithm) {
                                 ")");
 }
 
-// scratch: room for n elements, kept by the caller across calls (allocated
-// per call, a large one costs page faults every time: +21% at 16 MiB here).
+// scratch: room for n elements, kept by the caller across calls: allocated
+// per call, a large one comes from the system (above glibc's mmap
+// threshold) and costs page faults on every call, which would be timed as
+// the algorithm's.
 template <class T>
 void recursive_doubling_all_reduce(Transport& t, T* data, size_t n, Op op, T* scratch) {
   const int p = t.size(), r = t.rank();

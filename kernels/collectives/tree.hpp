@@ -2,7 +2,7 @@
 // Binomial-tree broadcast and reduce over a Transport, on host buffers
 // (MPICH bcast_intra_binomial.c, reduce_intra_binomial.c). Any rank count.
 // Time lg p (alpha + n beta) for broadcast, lg p (alpha + n beta + n gamma)
-// for reduce (docs/collectives.md, "Collectives"; the gamma term is ours:
+// for reduce (docs/collectives.md, "Time of one call"; the gamma term is ours:
 // each receiving step also reduces n bytes).
 
 #include "kernels/comm/ring.hpp"

@@ -3,7 +3,7 @@
 // local reduction done by a Kokkos kernel: on host buffers by default, on
 // device buffers with Exec = the device's execution space (NCCL transport).
 //
-// Ring phases (docs/collectives.md, "Collectives"; MPICH
+// Ring phases (docs/collectives.md, "Formulas and sources"; MPICH
 // allreduce_intra_ring.c): reduce-scatter takes p-1 steps, each rank sending
 // and receiving one chunk of about n/p elements per step, and ends owning one
 // fully reduced chunk; all-gather circulates the reduced chunks in p-1 more

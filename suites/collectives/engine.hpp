@@ -41,11 +41,11 @@ const Algorithm& validate_algorithm(const CaseSpec& s, const std::string& algo, 
 // Untimed calls of an algorithm before each of its timed calls whenever
 // something else ran in between (another algorithm, a calibration sample):
 // nccl-tests times a loop of back-to-back calls, so a call there starts from
-// the caches the same collective left. One untimed call was not enough when
-// the buffers exceed the last-level cache: at 4 and 16 MiB, 2 ranks (48 MiB
-// with the scratch, 32 MiB L3), after MPI_Allreduce's calls the ring's next
-// timed call ran 8-13% slower than after three calls of its own (measured,
-// docs/collectives.md, "Settling calls").
+// the caches the same collective left, and a timed call here must start
+// from that state too. When the buffers and the scratch exceed the
+// last-level cache, one call of its own does not bring every line back
+// into that state, so more than one is needed (docs/collectives.md, "Settling calls"); nccl-tests
+// --settle sets another count for one run.
 inline constexpr int kSettleCalls = 3;
 
 class Engine {

@@ -71,9 +71,9 @@ struct Timing {
 // timed calls of an algorithm (another algorithm, a calibration sample),
 // `settle` untimed calls of its own come first, so that the timed call
 // starts, as in nccl-tests' loop of back-to-back calls, from the caches its
-// own calls leave (kSettleCalls, engine.hpp). (Timed straight after
-// MPI_Allreduce, the ring ran 43-48% slower than the model at 4 MiB and
-// 34-37% at 16 MiB; after one call of its own, up to 13% at 4 MiB.)
+// own calls leave (kSettleCalls, engine.hpp): the model is calibrated in
+// that state, so a call timed from another algorithm's caches would be
+// judged against a prediction for a different start.
 std::vector<Timing> measure(std::vector<std::unique_ptr<Engine>>& engines, const std::vector<const Algorithm*>& algos,
                             const Options& o, bool model) {
   const size_t k = algos.size();

@@ -153,8 +153,11 @@ class CollectiveTechnique : public sp::Technique {
   std::vector<sp::Probe> probes(const std::string& variant) const override {
     std::vector<sp::Probe> p;
     if (has_model(record(variant))) {
-      // 15 samples: single calls here spread over 0.7-1.9x their median
-      // (4 MiB reduce-scatter, 2 ranks), so 9 left each median ~10% uncertain.
+      // 15 samples: the median of k calls has a standard error of about
+      // 1.25 s / sqrt(k) (s: the spread of single calls; normal
+      // approximation), 0.32 s at k = 15. Two standard errors stay inside
+      // the model band (prediction_rel 0.15) while single calls spread by
+      // up to about 0.15 / (2 x 0.32) = 23% of their median.
       sp::Probe check{kModelCheck, {variant}, kCalibrationSample, 15, kSettleCalls};
       p.push_back(check);
     }

@@ -41,8 +41,8 @@ void collect_counters(Engine& e, const Algorithm& algo, long calls, const std::m
 void fit_model(Engine& e, const Algorithm& algo, const Engine::Sampler& sampler, std::map<std::string, double>& out) {
   // The calibration was sampled in turn with calls of the collective itself
   // (the model-check probe), so prediction and measurement see the same
-  // machine state (on this shared machine it changes between the harness's
-  // timed loop and the probe).
+  // machine state (on a shared machine the state can change between the
+  // harness's timed loop and the probe).
   const CaseSpec& s = e.spec();
   const int p = e.transport().size();
   const double S = static_cast<double>(s.bytes());

@@ -12,7 +12,8 @@
 namespace sp::coll {
 
 // Sizes below this are latency-dominated: predictions there are reported,
-// not judged (the bands apply at >= 1 MiB).
+// not judged (the bands of docs/collectives.md, "Verdicts", apply at
+// >= 1 MiB).
 constexpr double kJudgedBytes = 1 << 20;
 
 // The model check's probe (measure.hpp): the median of the collective's own

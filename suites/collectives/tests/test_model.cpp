@@ -75,8 +75,9 @@ TEST(AlphaBetaFit, PinnedLineRecoversAnExactLine) {
 
 TEST(AlphaBetaFit, PinnedLineKeepsAlphaNonNegative) {
   // Smaller messages relatively cheaper (a cost that grows faster than the
-  // size): the pinned intercept would be negative (about -20 us here); the
-  // line then goes through the origin and the anchor.
+  // size): the pinned intercept would be negative (the weighted slope
+  // through the anchor is 1.99e-4 s per MiB, so 700 us - 4 x 199 us =
+  // -95 us); the line then goes through the origin and the anchor.
   const LineFit f = fit_line_through({1 << 20, 2 << 20}, {100e-6, 400e-6}, 4 << 20, 700e-6);
   EXPECT_EQ(f.intercept, 0);
   EXPECT_NEAR(f.slope * (4 << 20), 700e-6, 1e-15);
