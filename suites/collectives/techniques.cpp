@@ -157,7 +157,8 @@ class CollectiveTechnique : public sp::Technique {
       // 1.25 s / sqrt(k) (s: the spread of single calls; normal
       // approximation), 0.32 s at k = 15. Two standard errors stay inside
       // the model band (prediction_rel 0.15) while single calls spread by
-      // up to about 0.15 / (2 x 0.32) = 23% of their median.
+      // up to about 0.15 / (2 x 0.32) = 23% of their median (the measured
+      // side only: the calibration's own median adds its error to this).
       sp::Probe check{kModelCheck, {variant}, kCalibrationSample, 15, kSettleCalls};
       p.push_back(check);
     }
