@@ -224,6 +224,17 @@ service)
   cat out
   # Per run: median of the repetitions' median calls 0.00105; fastest call 0.0009; highest p90 0.00121.
   grep -Eq "0\.00105 +0\.0009\.\.0\.00121 *$" out || fail "history does not show the per-call statistics"
+  # References from runs with the measurement service's statistics are on the median call (t_median_s).
+  "$bin" qualify --make-profile p.json --db s.sqlite --from-machine node-a --min-width 0.1 > /dev/null || fail "--make-profile"
+  python3 - p.json <<'PY' || fail "the made profile's median-call references"
+import json, sys
+refs = {r["case"]: r for r in json.load(open(sys.argv[1]))["references"]["node-a"]}
+g = refs["gemm/kokkos/dtype=fp32,M=64,N=64,K=64"]
+assert g["quantity"] == "t_median_s" and abs(g["value"] - 0.00105) < 1e-15, g
+assert abs(g["lower"] - 0.9) < 1e-12 and abs(g["upper"] - 1.1) < 1e-12, g
+PY
+  "$bin" qualify --profile p.json --results "$s/run" --machine node-a --require-reference --db none --out q > out ||
+    { cat out; fail "the run the references came from is outside them"; }
   # The straggler: per rank the median over repetitions, 0.0100 0.0101 0.0102 0.0140; rank 3 38.6% over 0.0101.
   "$bin" qualify --profile "$data/stragglers/tight.json" --results "$s/run" --db none --out q > out; rc=$?
   [[ $rc -eq 1 ]] && grep -q "first: rank 3 on node-b in all_reduce/ring/count=1024,dtype=fp32: 0.014 s, 38.6% over" out ||
