@@ -99,30 +99,36 @@ int trend(db::Database& d, const HistoryArgs& a) {
   const auto points = db::case_trend(d, t, v, p, a.f);
   if (points.empty()) throw InputError("no run in " + d.path() + " has a time for " + a.case_key + describe(a.f));
   const auto verdict = db::judge_trend(points, a.window, a.threshold);
-  std::printf("%s: median time per run (min..max over repetitions)\n", a.case_key.c_str());
-  std::printf("%5s  %-20s  %-12s  %-12s  %12s  %25s  %4s\n", "run", "date", "machine", "commit", "median (s)",
-              "min..max (s)", "n");
+  std::printf(
+      "%s: per run, the median time per call over repetitions (min..max over repetitions, n of them); with the "
+      "measurement service's statistics, the median call (median over repetitions) and fastest call..highest "
+      "90th percentile\n",
+      a.case_key.c_str());
+  std::printf("%5s  %-20s  %-12s  %-12s  %12s  %23s  %3s  %12s  %23s\n", "run", "date", "machine", "commit",
+              "median (s)", "min..max (s)", "n", "call med (s)", "call min..p90 (s)");
   nlohmann::json pts = nlohmann::json::array();
   for (auto& pt : points) {
-    char range[64];
+    char range[64], call[32] = "-", call_range[64] = "-";
     std::snprintf(range, sizeof range, "%.4g..%.4g", pt.t.min, pt.t.max);
-    std::printf("%5lld  %-20s  %-12s  %-12s  %12.4g  %25s  %4d\n", static_cast<long long>(pt.run.id),
+    if (pt.t.calls) {
+      std::snprintf(call, sizeof call, "%.4g", pt.t.call_median);
+      std::snprintf(call_range, sizeof call_range, "%.4g..%.4g", pt.t.call_min, pt.t.call_p90);
+    }
+    std::printf("%5lld  %-20s  %-12s  %-12s  %12.4g  %23s  %3d  %12s  %23s\n", static_cast<long long>(pt.run.id),
                 pt.run.date.c_str(), pt.run.machine.c_str(), pt.run.commit.substr(0, 12).c_str(), pt.t.median, range,
-                pt.t.n);
-    pts.push_back({{"run", pt.run.id},
-                   {"date", pt.run.date},
-                   {"commit", pt.run.commit},
-                   {"machine", pt.run.machine},
-                   {"median", pt.t.median},
-                   {"min", pt.t.min},
-                   {"max", pt.t.max},
-                   {"n", pt.t.n}});
+                pt.t.n, call, call_range);
+    nlohmann::json j = {
+        {"run", pt.run.id},      {"date", pt.run.date}, {"commit", pt.run.commit}, {"machine", pt.run.machine},
+        {"median", pt.t.median}, {"min", pt.t.min},     {"max", pt.t.max},         {"n", pt.t.n}};
+    if (pt.t.calls) j["calls"] = {{"median", pt.t.call_median}, {"min", pt.t.call_min}, {"p90", pt.t.call_p90}};
+    pts.push_back(j);
   }
   nlohmann::json h = {{"case", a.case_key},
                       {"machine", a.f.machine},
                       {"threshold", a.threshold},
                       {"points", pts},
-                      {"reference", verdict.judged ? nlohmann::json(verdict.reference) : nlohmann::json()}};
+                      {"reference", verdict.judged ? nlohmann::json(verdict.reference) : nlohmann::json()},
+                      {"reference_of", verdict.calls ? "calls" : "repetitions"}};
   const std::string note = draw(h, a.plot);
   std::printf("%s\n", note.empty() ? ("plot: " + a.plot).c_str() : note.c_str());
   if (!verdict.judged) {
@@ -130,9 +136,11 @@ int trend(db::Database& d, const HistoryArgs& a) {
     return 0;
   }
   std::printf(
-      "last run %.4g s vs the median of the %d previous run(s) on %s, %.4g s: ratio %.3f; regression above %.3f: %s\n",
-      points.back().t.median, verdict.previous, verdict.machine.c_str(), verdict.reference, verdict.ratio,
-      1 + a.threshold, verdict.regression ? "REGRESSION" : "ok");
+      "last run %.4g s vs the median of the %d previous run(s) on %s, %.4g s (%s): ratio %.3f; regression above "
+      "%.3f: %s\n",
+      verdict.last, verdict.previous, verdict.machine.c_str(), verdict.reference,
+      verdict.calls ? "median calls" : "medians over repetitions", verdict.ratio, 1 + a.threshold,
+      verdict.regression ? "REGRESSION" : "ok");
   return verdict.regression ? 1 : 0;
 }
 

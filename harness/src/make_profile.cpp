@@ -36,12 +36,24 @@ nlohmann::json make_profile(db::Database& d, const MakeProfileOptions& o) {
   References refs;
   int runs_max = 0;
   for (auto& [key, ts] : timings) {
+    // The median call where every run has the measurement service's statistics (qualify measures it as the
+    // counter t_median_s of the median aggregate: the median over repetitions, as Timing::call_median);
+    // otherwise the time per call of the repetitions (qualify's "seconds").
+    const bool calls = std::all_of(ts.begin(), ts.end(), [](const db::Timing& t) { return t.calls; });
     std::vector<double> medians;
     double lo = INFINITY, hi = 0;
-    for (auto& t : ts) medians.push_back(t.median), lo = std::min(lo, t.min), hi = std::max(hi, t.max);
+    for (auto& t : ts) {
+      if (calls) {
+        medians.push_back(t.call_median), lo = std::min(lo, t.call_median), hi = std::max(hi, t.call_median);
+      } else {
+        medians.push_back(t.median), lo = std::min(lo, t.min), hi = std::max(hi, t.max);
+      }
+    }
     const double ref = median_of(medians);
+    if (!(ref > 0)) continue;
     Reference r;
     r.case_key = key;
+    r.quantity = calls ? "t_median_s" : "seconds";
     r.value = ref;
     r.lower = std::min(lo / ref, 1 - o.min_width);
     r.upper = std::max(hi / ref, 1 + o.min_width);
@@ -49,14 +61,15 @@ nlohmann::json make_profile(db::Database& d, const MakeProfileOptions& o) {
     refs[name].push_back(r);
     runs_max = std::max(runs_max, static_cast<int>(ts.size()));
   }
+  if (refs.empty()) throw InputError("--db " + d.path() + ": no benchmark time above 0 measured on " + listed);
   return {{"machine", name},
           {"description",
            "references from " + d.path() + ": runs on " + listed + " (up to " + std::to_string(runs_max) +
-               " per case); reference = median of the runs' medians, bounds = observed spread, at least +/-" +
+               " per case); reference = median over runs of each run's median call (t_median_s; seconds, the time "
+               "per call, for runs without it), bounds = observed spread, at least +/-" +
                std::to_string(o.min_width)},
           {"criteria", nlohmann::json::array({{{"name", "every benchmark within its reference for this machine"},
-                                               {"kind", "reference"},
-                                               {"quantity", "seconds"}}})},
+                                               {"kind", "reference"}}})},
           {"references", to_json(refs)}};
 }
 

@@ -111,14 +111,6 @@ void body(benchmark::State& state, const Case* c, std::string variant, size_t in
     slowest.push_back(nranks > 1 ? comm::max(seconds) : seconds);
     state.SetIterationTime(slowest.back());
   }
-  // Each rank's mean time per call, so that a slow rank (a straggler) can be named.
-  if (nranks > 1) {
-    double own = 0;
-    for (double x : mine) own += x;
-    own /= std::max<double>(1, static_cast<double>(mine.size()));
-    for (int r = 0; r < nranks; ++r)
-      state.counters["rank_s." + std::to_string(r)] = comm::sum(comm::rank() == r ? own : 0.0);
-  }
   LoopTiming loop = finish_loop(mine, std::move(slowest));
   const Counts k = t->counts(c->params, nranks);
   using C = benchmark::Counter;

@@ -24,26 +24,63 @@ std::string case_key(std::string name) {
 
 }  // namespace
 
-std::vector<RankSpread> rank_spreads(const nlohmann::json& bench, const nlohmann::json& manifest) {
-  std::vector<std::string> hosts;
-  if (manifest.is_object() && manifest.contains("rank_hosts") && manifest["rank_hosts"].is_array())
-    for (auto& h : manifest["rank_hosts"]) hosts.push_back(h.is_string() ? h.get<std::string>() : "?");
-  // Per case: the median aggregate when there are repetitions, else the single run.
-  std::map<std::string, const nlohmann::json*> chosen;
-  if (!bench.is_object() || !bench.contains("benchmarks") || !bench["benchmarks"].is_array()) return {};
+namespace {
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Per case, each rank's time: from the measurement service's "rank_seconds" (each rank's median time per
+// call in one repetition), the median over the case's repetitions; from older files, the counters
+// rank_s.<r> (each rank's mean time per call) of the median aggregate, else of the first repetition.
+std::map<std::string, std::vector<double>> rank_times(const nlohmann::json& bench) {
+  std::map<std::string, std::vector<std::vector<double>>> reps;  // case -> repetition -> rank -> seconds
+  std::map<std::string, const nlohmann::json*> counters;
   for (auto& b : bench["benchmarks"]) {
-    if (!b.is_object() || !b.contains("rank_s.0")) continue;
+    if (!b.is_object()) continue;
     const std::string key = case_key(b.value("run_name", b.value("name", "")));
-    const bool median = b.value("aggregate_name", "") == "median";
-    if (median || !chosen.count(key)) chosen[key] = &b;
+    if (b.contains("rank_seconds") && b["rank_seconds"].is_array()) {
+      std::vector<double> t;
+      for (auto& v : b["rank_seconds"]) t.push_back(v.is_number() ? v.get<double>() : NAN);
+      reps[key].push_back(t);
+    } else if (b.contains("rank_s.0") && (b.value("aggregate_name", "") == "median" || !counters.count(key))) {
+      counters[key] = &b;
+    }
   }
-  std::vector<RankSpread> out;
-  for (auto& [key, b] : chosen) {
+  std::map<std::string, std::vector<double>> out;
+  for (auto& [key, b] : counters) {
     std::vector<double> t;
     for (int r = 0; b->contains("rank_s." + std::to_string(r)); ++r) {
       const auto& v = (*b)["rank_s." + std::to_string(r)];
       t.push_back(v.is_number() ? v.get<double>() : NAN);
     }
+    out[key] = t;
+  }
+  for (auto& [key, rs] : reps) {
+    const size_t ranks = rs.front().size();
+    if (std::any_of(rs.begin(), rs.end(), [&](const std::vector<double>& t) { return t.size() != ranks; })) continue;
+    std::vector<double> t(ranks);
+    for (size_t r = 0; r < ranks; ++r) {
+      std::vector<double> each;
+      for (auto& rep : rs) each.push_back(rep[r]);
+      t[r] = median_of(each);
+    }
+    out[key] = t;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<RankSpread> rank_spreads(const nlohmann::json& bench, const nlohmann::json& manifest) {
+  std::vector<std::string> hosts;
+  if (manifest.is_object() && manifest.contains("rank_hosts") && manifest["rank_hosts"].is_array())
+    for (auto& h : manifest["rank_hosts"]) hosts.push_back(h.is_string() ? h.get<std::string>() : "?");
+  if (!bench.is_object() || !bench.contains("benchmarks") || !bench["benchmarks"].is_array()) return {};
+  std::vector<RankSpread> out;
+  for (auto& [key, t] : rank_times(bench)) {
     if (t.size() < 2 || std::any_of(t.begin(), t.end(), [](double x) { return !std::isfinite(x); })) continue;
     RankSpread s;
     s.key = key;
@@ -54,9 +91,7 @@ std::vector<RankSpread> rank_spreads(const nlohmann::json& bench, const nlohmann
     std::vector<double> others;
     for (size_t r = 0; r < t.size(); ++r)
       if (static_cast<int>(r) != s.slowest) others.push_back(t[r]);
-    std::sort(others.begin(), others.end());
-    const size_t n = others.size();
-    s.others_median_s = n % 2 ? others[n / 2] : 0.5 * (others[n / 2 - 1] + others[n / 2]);
+    s.others_median_s = median_of(others);
     s.excess = s.others_median_s > 0 ? s.slow_s / s.others_median_s - 1 : 0;
     auto host = [&](int r) { return r < static_cast<int>(hosts.size()) ? hosts[r] : std::string("?"); };
     s.slow_host = host(s.slowest), s.fast_host = host(s.fastest);
@@ -83,8 +118,9 @@ std::vector<RankSpread> rank_spreads_of(const std::string& dir) {
 std::string ranks_markdown(const std::vector<RankSpread>& rows) {
   if (rows.empty()) return "";
   std::string s =
-      "## Per-rank times (stragglers)\n\nEach rank's own mean time per call; the benchmark's time is the slowest "
-      "rank's. Excess: the slowest rank over the median of the others.\n\n";
+      "## Per-rank times (stragglers)\n\nEach rank's own time per call (its median per repetition, the median over "
+      "repetitions); the benchmark's time is the slowest rank's. Excess: the slowest rank over the median of the "
+      "others.\n\n";
   s += "| case | ranks | slowest rank (host) | time | fastest rank (host) | time | excess "
        "|\n|---|---|---|---|---|---|---|\n";
   for (auto& r : rows)

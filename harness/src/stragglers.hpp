@@ -1,7 +1,8 @@
 #pragma once
-// Per-rank times of multi-rank benchmarks: each rank's own mean time per
-// call (bench.json counters rank_s.<r>, the median over repetitions) and the
-// host of each rank (manifest.json rank_hosts). A straggler is a rank whose
+// Per-rank times of multi-rank benchmarks: each rank's own time per call
+// (bench.json "rank_seconds" of each repetition, the median over
+// repetitions; older files: the counters rank_s.<r>) and the host of each
+// rank (manifest.json rank_hosts). A straggler is a rank whose
 // time exceeds the median of the other ranks' times by a declared fraction.
 #include <nlohmann/json.hpp>
 #include <string>

@@ -9,6 +9,9 @@
 #   migrate      a database one schema version behind is migrated on open, its rows kept
 #   reference    qualify --make-profile from the database, runs judged against the references
 #   straggler    qualify names the slow rank and its host beyond a declared fraction
+#   service      a bench.json with the measurement service's statistics: per-call statistics and per-rank
+#                times stored, the kept iteration times counted (not a row each), history shows the
+#                per-call statistics, qualify names the slow rank (median over repetitions) and its host
 set -u
 bin=$1; repo=$2; case=$3
 data=$repo/harness/tests/data
@@ -200,5 +203,46 @@ straggler)
   grep -q '<td>all_reduce/ring/count=1024,dtype=fp32</td><td>4</td><td>2</td><td>node-b</td>' page/report.html ||
     fail "report.html does not name rank 2 on node-b"
   echo "straggler: named beyond 20%, passed within 40%, and in report.html" ;;
+service)
+  s=$data/service
+  "$bin" db import "$s/run" --db s.sqlite > /dev/null || fail "import"
+  stat() { q s.sqlite "SELECT count(*) FROM stats WHERE key $1"; }
+  [[ $(stat "LIKE 'iteration_seconds[%'") -eq 0 ]] || fail "iteration times stored a row each"
+  [[ $(q s.sqlite "SELECT group_concat(value) FROM stats WHERE key = 'iteration_seconds_kept'") == "8.0,8.0,8.0,6.0,6.0,6.0" ]] ||
+    fail "the kept iteration times are not counted per repetition"
+  for k in t_min_s t_median_s t_p90_s t_p99_s t_max_s rank_imbalance "rank_seconds[3]"; do
+    [[ $(stat "= '$k'") -ge 3 ]] || fail "statistic $k not stored for every repetition"
+  done
+  [[ $(q s.sqlite "SELECT value FROM stats s JOIN measurements m ON s.measurement_id = m.id
+        WHERE m.label = 'rep2' AND s.key = 'rank_seconds[3]'") == 0.015 ]] || fail "rank 3's time of rep2 is not 0.015"
+  # Each repetition's statistics stay below 100 rows: the database grows with cases, not with iterations.
+  [[ $(q s.sqlite "SELECT max(n) FROM (SELECT count(*) n FROM stats GROUP BY measurement_id)") -lt 100 ]] ||
+    fail "a measurement holds 100 or more statistics"
+  cp -r "$s/run" run2
+  "$bin" db import run2 --db s.sqlite > /dev/null || fail "import run2"
+  "$bin" history --db s.sqlite --case "gemm/kokkos/dtype=fp32,M=64,N=64,K=64" --plot g.png > out || { cat out; fail "history"; }
+  cat out
+  # Per run: median of the repetitions' median calls 0.00105; fastest call 0.0009; highest p90 0.00121.
+  grep -Eq "0\.00105 +0\.0009\.\.0\.00121 *$" out || fail "history does not show the per-call statistics"
+  # References from runs with the measurement service's statistics are on the median call (t_median_s).
+  "$bin" qualify --make-profile p.json --db s.sqlite --from-machine node-a --min-width 0.1 > /dev/null || fail "--make-profile"
+  python3 - p.json <<'PY' || fail "the made profile's median-call references"
+import json, sys
+refs = {r["case"]: r for r in json.load(open(sys.argv[1]))["references"]["node-a"]}
+g = refs["gemm/kokkos/dtype=fp32,M=64,N=64,K=64"]
+assert g["quantity"] == "t_median_s" and abs(g["value"] - 0.00105) < 1e-15, g
+assert abs(g["lower"] - 0.9) < 1e-12 and abs(g["upper"] - 1.1) < 1e-12, g
+PY
+  "$bin" qualify --profile p.json --results "$s/run" --machine node-a --require-reference --db none --out q > out ||
+    { cat out; fail "the run the references came from is outside them"; }
+  # The straggler: per rank the median over repetitions, 0.0100 0.0101 0.0102 0.0140; rank 3 38.6% over 0.0101.
+  "$bin" qualify --profile "$data/stragglers/tight.json" --results "$s/run" --db none --out q > out; rc=$?
+  [[ $rc -eq 1 ]] && grep -q "first: rank 3 on node-b in all_reduce/ring/count=1024,dtype=fp32: 0.014 s, 38.6% over" out ||
+    { cat out; fail "the straggler of the measurement service's rank_seconds exited $rc"; }
+  cp -r "$s/run" page
+  "${SP_PYTHON:-/usr/bin/python3}" "$repo/harness/plots/report_html.py" page || fail "report_html.py on the service folder"
+  grep -q '<td>all_reduce/ring/count=1024,dtype=fp32</td><td>4</td><td>3</td><td>node-b</td>' page/report.html ||
+    fail "report.html does not name rank 3 on node-b"
+  echo "service: statistics and per-rank times stored, iteration times counted, straggler named" ;;
 *) fail "unknown case $case" ;;
 esac

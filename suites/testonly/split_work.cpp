@@ -4,8 +4,15 @@
 // against a law whose parallel fraction is known (docs/SCALING.md,
 // "Scaling laws"). Each work unit is an integer LCG chain: exact, so the
 // check compares bit for bit.
+//
+// SP_TESTONLY_SLOWDOWN=K (an integer, 1 to 1000; default 1) multiplies the
+// steps of every unit by K: the same case, K times the work, so that a
+// deliberately slowed run can be judged against references and the history
+// gate (docs/HISTORY.md). Its check stays exact.
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 
 #include "scaleproof/comm.hpp"
 #include "scaleproof/compare.hpp"
@@ -19,6 +26,17 @@ KOKKOS_INLINE_FUNCTION uint64_t unit(uint64_t u, int steps) {
   uint64_t x = u * 0x9E3779B97F4A7C15ULL + 1;
   for (int s = 0; s < steps; ++s) x = x * 6364136223846793005ULL + 1442695040888963407ULL;
   return x;
+}
+
+// The factor of SP_TESTONLY_SLOWDOWN (1 when unset); anything but an integer in 1..1000 is bad input.
+int slowdown() {
+  const char* env = std::getenv("SP_TESTONLY_SLOWDOWN");
+  if (!env || !*env) return 1;
+  char* end = nullptr;
+  const long k = std::strtol(env, &end, 10);
+  if (*end || k < 1 || k > 1000)
+    throw sp::InputError(std::string("SP_TESTONLY_SLOWDOWN '") + env + "': expected an integer from 1 to 1000");
+  return static_cast<int>(k);
 }
 
 class SplitWork : public sp::Technique {
@@ -46,11 +64,17 @@ class SplitWork : public sp::Technique {
     return i;
   }
 
+  void validate(const sp::Params& p, int nranks) const override {
+    Technique::validate(p, nranks);
+    if (p.i("steps") * slowdown() > (1 << 30))
+      throw sp::InputError("split_work: steps x SP_TESTONLY_SLOWDOWN must not exceed 2^30");
+  }
+
   sp::Counts counts(const sp::Params&, int) const override { return {}; }  // integer work: no roofline
 
   void setup(const sp::Params& p, int nranks) override {
     const int64_t work = p.i("work"), rank = sp::comm::rank();
-    steps_ = static_cast<int>(p.i("steps"));
+    steps_ = static_cast<int>(p.i("steps")) * slowdown();
     serial_units_ = p.i("serial");
     // Block distribution: rank r owns units [first_, first_ + local).
     first_ = work * rank / nranks;

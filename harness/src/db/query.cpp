@@ -65,15 +65,29 @@ RunRow run_row(SQLite::Statement& q) {
 
 const char* kRunColumns = "r.id, r.name, r.path, r.kind, r.machine, r.git_commit, r.date, r.ranks";
 
-Timing timing_of(const std::vector<std::pair<std::string, double>>& figures) {
-  std::vector<double> reps;
+// One figure of a measurement: its label (rep<i> or an aggregate) and the statistic read.
+struct Figure {
+  std::string label, key;
+  double value;
+};
+
+// The statistics a timing reads: the time per call of a repetition, and the measurement service's
+// per-call statistics of it (absent from results written before the service).
+const char* kTimingKeys = "('seconds', 't_median_s', 't_min_s', 't_p90_s')";
+
+Timing timing_of(const std::vector<Figure>& figures) {
+  std::vector<double> reps, call_median, call_min, call_p90;
   std::map<std::string, double> agg;
-  for (auto& [label, v] : figures) {
-    if (!std::isfinite(v)) continue;
-    if (is_aggregate(label))
-      agg[label.substr(0, label.find('#'))] = v;
-    else
-      reps.push_back(v);
+  for (auto& f : figures) {
+    if (!std::isfinite(f.value)) continue;
+    if (is_aggregate(f.label)) {
+      if (f.key == "seconds") agg[f.label.substr(0, f.label.find('#'))] = f.value;
+      continue;
+    }
+    if (f.key == "seconds") reps.push_back(f.value);
+    if (f.key == "t_median_s") call_median.push_back(f.value);
+    if (f.key == "t_min_s") call_min.push_back(f.value);
+    if (f.key == "t_p90_s") call_p90.push_back(f.value);
   }
   Timing t;
   if (!reps.empty()) {
@@ -87,6 +101,12 @@ Timing timing_of(const std::vector<std::pair<std::string, double>>& figures) {
     t.max = agg.count("max") ? agg["max"] : t.median;
   } else {
     t.median = NAN;
+  }
+  if (!call_median.empty() && call_min.size() == call_median.size() && call_p90.size() == call_median.size()) {
+    t.calls = true;
+    t.call_median = median_of(call_median);
+    t.call_min = *std::min_element(call_min.begin(), call_min.end());
+    t.call_p90 = *std::max_element(call_p90.begin(), call_p90.end());
   }
   return t;
 }
@@ -119,14 +139,14 @@ std::vector<TrendPoint> case_trend(Database& d, const std::string& technique, co
   return d.read([&](SQLite::Database& db) {
     Where w = run_where(g);
     std::string sql = std::string("SELECT ") + kRunColumns +
-                      ", m.label, s.value FROM runs r JOIN cases c ON c.run_id = r.id "
+                      ", m.label, s.key, s.value FROM runs r JOIN cases c ON c.run_id = r.id "
                       "JOIN measurements m ON m.case_id = c.id "
-                      "JOIN stats s ON s.measurement_id = m.id AND s.key = 'seconds'" +
-                      w.sql + " ORDER BY r.date, r.id";
+                      "JOIN stats s ON s.measurement_id = m.id AND s.key IN " +
+                      kTimingKeys + w.sql + " ORDER BY r.date, r.id";
     SQLite::Statement q(db, sql);
     w.bind(q);
     std::vector<TrendPoint> out;
-    std::vector<std::pair<std::string, double>> figures;
+    std::vector<Figure> figures;
     auto flush = [&] {
       if (out.empty() || figures.empty()) return;
       out.back().t = timing_of(figures);
@@ -138,7 +158,8 @@ std::vector<TrendPoint> case_trend(Database& d, const std::string& technique, co
         flush();
         out.push_back({run_row(q), {}});
       }
-      figures.push_back({q.getColumn(8).getString(), q.getColumn(9).isNull() ? NAN : q.getColumn(9).getDouble()});
+      figures.push_back({q.getColumn(8).getString(), q.getColumn(9).getString(),
+                         q.getColumn(10).isNull() ? NAN : q.getColumn(10).getDouble()});
     }
     flush();
     out.erase(std::remove_if(out.begin(), out.end(), [](const TrendPoint& p) { return !std::isfinite(p.t.median); }),
@@ -152,16 +173,17 @@ std::map<std::string, std::vector<Timing>> bench_timings(Database& d, const std:
     std::string in;
     for (size_t i = 0; i < machines.size(); ++i) in += i ? ",?" : "?";
     SQLite::Statement q(
-        db,
-        "SELECT c.technique || '/' || c.variant || '/' || c.params, r.id, m.label, s.value FROM runs r "
-        "JOIN cases c ON c.run_id = r.id JOIN measurements m ON m.case_id = c.id AND m.source = 'bench' "
-        "JOIN stats s ON s.measurement_id = m.id AND s.key = 'seconds' WHERE r.machine IN (" +
-            in + ") ORDER BY 1, 2");
+        db, std::string("SELECT c.technique || '/' || c.variant || '/' || c.params, r.id, m.label, s.key, s.value "
+                        "FROM runs r JOIN cases c ON c.run_id = r.id "
+                        "JOIN measurements m ON m.case_id = c.id AND m.source = 'bench' "
+                        "JOIN stats s ON s.measurement_id = m.id AND s.key IN ") +
+                kTimingKeys + " WHERE r.machine IN (" + in + ") ORDER BY 1, 2");
     for (size_t i = 0; i < machines.size(); ++i) q.bind(static_cast<int>(i + 1), machines[i]);
-    std::map<std::string, std::map<std::int64_t, std::vector<std::pair<std::string, double>>>> figs;
+    std::map<std::string, std::map<std::int64_t, std::vector<Figure>>> figs;
     while (q.executeStep())
       figs[q.getColumn(0).getString()][q.getColumn(1).getInt64()].push_back(
-          {q.getColumn(2).getString(), q.getColumn(3).isNull() ? NAN : q.getColumn(3).getDouble()});
+          {q.getColumn(2).getString(), q.getColumn(3).getString(),
+           q.getColumn(4).isNull() ? NAN : q.getColumn(4).getDouble()});
     std::map<std::string, std::vector<Timing>> out;
     for (auto& [k, runs] : figs)
       for (auto& [id, f] : runs) {
@@ -180,14 +202,15 @@ std::map<std::string, Timing> run_timings(Database& d, std::int64_t run_id) {
     if (exists.getColumn(0).getInt() == 0) throw InputError("--db " + d.path() + ": no run " + std::to_string(run_id));
     SQLite::Statement q(
         db,
-        "SELECT c.technique || '/' || c.variant || '/' || c.params, m.label, s.value FROM cases c "
-        "JOIN measurements m ON m.case_id = c.id "
-        "JOIN stats s ON s.measurement_id = m.id AND s.key = 'seconds' WHERE c.run_id = ? ORDER BY c.id");
+        std::string("SELECT c.technique || '/' || c.variant || '/' || c.params, m.label, s.key, s.value FROM cases c "
+                    "JOIN measurements m ON m.case_id = c.id "
+                    "JOIN stats s ON s.measurement_id = m.id AND s.key IN ") +
+            kTimingKeys + " WHERE c.run_id = ? ORDER BY c.id");
     q.bind(1, run_id);
-    std::map<std::string, std::vector<std::pair<std::string, double>>> by_case;
+    std::map<std::string, std::vector<Figure>> by_case;
     while (q.executeStep())
-      by_case[q.getColumn(0).getString()].push_back(
-          {q.getColumn(1).getString(), q.getColumn(2).isNull() ? NAN : q.getColumn(2).getDouble()});
+      by_case[q.getColumn(0).getString()].push_back({q.getColumn(1).getString(), q.getColumn(2).getString(),
+                                                     q.getColumn(3).isNull() ? NAN : q.getColumn(3).getDouble()});
     std::map<std::string, Timing> out;
     for (auto& [k, figs] : by_case) {
       Timing t = timing_of(figs);

@@ -26,9 +26,14 @@ std::vector<RunRow> list_runs(Database& d, const RunFilter& f);
 
 // A case's time in one run: the median over its repetitions (or the run's
 // median aggregate when it kept no repetitions), with their min and max.
+// With the measurement service's per-call statistics (calls): the median
+// over repetitions of each one's median call, the fastest call of any
+// repetition and the highest 90th percentile of any repetition.
 struct Timing {
   double median = 0, min = 0, max = 0;
   int n = 0;  // repetitions behind it (0: an aggregate or a single figure)
+  bool calls = false;
+  double call_median = 0, call_min = 0, call_p90 = 0;
 };
 
 struct TrendPoint {

@@ -92,7 +92,15 @@ void write_bench(Writer& w, const json& bench) {
                                   : "rep" + std::to_string(b.value("repetition_index", 0));
     if (const int n = seen[std::to_string(id) + label]++; n > 0) label += "#" + std::to_string(n);
     Stats stats;
-    flatten(b, "", stats);
+    // The kept iteration times (up to a thousand per repetition) stay in bench.json, which the run's path
+    // names: the database holds their statistics (t_min_s .. t_max_s, over every iteration) and how many
+    // were kept, so that a row per sample does not multiply its size by a thousand.
+    json row = b;
+    if (row.contains("iteration_seconds") && row["iteration_seconds"].is_array()) {
+      stats["iteration_seconds_kept"] = {true, static_cast<double>(row["iteration_seconds"].size()), ""};
+      row.erase("iteration_seconds");
+    }
+    flatten(row, "", stats);
     stats.erase("name");
     stats.erase("run_name");
     // One unit for every time: seconds (a cv aggregate is a ratio, not a time).
