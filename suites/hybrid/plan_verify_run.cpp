@@ -107,11 +107,24 @@ void check_verifiable(const std::string& step) {
   need("all_reduce", "the alpha-beta calibration");
 }
 
+void check_storage_runs(StorageType storage, int ranks, const std::string& step) {
+  Layout probe;
+  probe.dp = ranks;
+  probe.storage = storage;
+  try {
+    make_case(need(step, "the composed step"), step_params(scale_down(ranks), probe), ranks);
+  } catch (const InputError& e) {
+    throw InputError(std::string("plan --verify: the composed step cannot run --storage ") + to_string(storage) + " (" +
+                     e.what() + ")");
+  }
+}
+
 VerifyResult verify(int k, StorageType storage, double min_time, const std::string& step_name, double memory_bytes) {
   check_verifiable(step_name);
   const int world = comm::size();
   if (world < 2) throw InputError("plan --verify: needs 2 or more ranks (start it under mpiexec -n 2)");
   const Registered* step = need(step_name, "the composed step");
+  check_storage_runs(storage, world, step_name);
   VerifyResult r;
   r.model = scale_down(world);
   r.machine = measure_machine(r.model, world, min_time);
