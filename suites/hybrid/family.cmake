@@ -9,9 +9,11 @@ if(SP_BUILD_TESTS)
   sp_unit_tests(sp_hybrid_tests ${_hybrid_tests})
   # The step calls the pipeline schedules of kernels/modelparallel (objects
   # of that family; scaleproof and sp_conformance link every family).
-  # The planner's verification measures the GEMM rate and alpha-beta through
-  # the gemm and collectives techniques.
-  target_link_libraries(sp_hybrid_tests PRIVATE sp_family_modelparallel sp_family_gemm sp_family_collectives)
+  # The planner's verification measures the GEMM rates, alpha-beta and the
+  # element-wise bandwidth through the gemm, collectives and roofline
+  # (stream_triad) techniques.
+  target_link_libraries(sp_hybrid_tests PRIVATE sp_family_modelparallel sp_family_gemm sp_family_collectives
+                                                sp_family_roofline)
 
   if(SP_ENABLE_MPI)
     # Every factorisation dp x tp x pp of 2..4 ranks, and four of 5..8
