@@ -96,10 +96,10 @@ TEST(PlanWork, GemmShapesAreDistinctCountedAndSumToTheFlops) {
   };
   EXPECT_EQ(count(8, 8, 4), 4 * (4 + 4));
   EXPECT_EQ(count(8, 4, 8), 4 * (4 + 3 * 4));
-  EXPECT_EQ(count(16, 24, 8), 4.0);   // QKV forward: n x 3h x h
-  EXPECT_EQ(count(16, 32, 8), 8.0);   // W1 forward and dH = dy W2^T: n x f x h
-  EXPECT_EQ(count(32, 8, 16), 4.0);   // dW2 = H^T dy: f x h x n
-  EXPECT_EQ(count(8, 24, 16), 4.0);   // dWqkv: h x 3h x n
+  EXPECT_EQ(count(16, 24, 8), 4.0);  // QKV forward: n x 3h x h
+  EXPECT_EQ(count(16, 32, 8), 8.0);  // W1 forward and dH = dy W2^T: n x f x h
+  EXPECT_EQ(count(32, 8, 16), 4.0);  // dW2 = H^T dy: f x h x n
+  EXPECT_EQ(count(8, 24, 16), 4.0);  // dWqkv: h x 3h x n
   EXPECT_EQ(count(1, 1, 1), 0.0);
 }
 
