@@ -1,6 +1,7 @@
 #include "kernels/hybrid/cost_model.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "kernels/comm/partition.hpp"
 #include "kernels/hybrid/block.hpp"
@@ -127,6 +128,45 @@ double predict_flops(const ModelShape& m, const Layout& l, int rank) {
   const double fwd = 2 * n * (3 * h * hl + hl * h + 2 * h * fl) + double(r.mbs) * r.k.heads * 2 * (2 * s * s * d);
   const double per_block = fwd * (3 + (l.ckpt_every > 0 ? 1 : 0));  // backward = 2 x forward
   return per_block * r.bpc * l.v * l.micro_batches;
+}
+
+std::vector<GemmShape> predict_gemms(const ModelShape& m, const Layout& l, int rank) {
+  const RankView r = view(m, l, rank);
+  const BlockAct a{r.k, Rows{r.mbs, m.seq}};
+  const double per = double(l.micro_batches) * l.v * r.bpc;  // block passes of each kind per step
+  std::map<std::tuple<int64_t, int64_t, int64_t>, double> count;
+  auto add = [&](const std::vector<BlockGemm>& gs, double times) {
+    for (const BlockGemm& g : gs) count[{g.m, g.n, g.k}] += per * times * g.count;
+  };
+  add(block_gemms_forward(a), l.ckpt_every > 0 ? 2 : 1);
+  add(block_gemms_backward(a), 1);
+  std::vector<GemmShape> out;
+  for (const auto& [k, c] : count) out.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), c});
+  return out;
+}
+
+double predict_elementwise_bytes(const ModelShape& m, const Layout& l, int rank) {
+  const RankView r = view(m, l, rank);
+  const double n = double(r.mbs) * m.seq, h = m.hidden, fl = r.k.fl;
+  const double probs = double(r.mbs) * r.k.heads * m.seq * m.seq;  // softmax elements of a micro-batch
+  // Elements read + written by one block's passes on one micro-batch.
+  // Forward: 2 layer norms (read x, write y, mean, 1/std), softmax (read
+  // scores, write probabilities), GeLU (read z, write GeLU(z)), 2 residual
+  // adds (read two, write one).
+  const double fwd = 2 * (2 * n * h + 2 * n) + 2 * probs + 2 * n * fl + 2 * 3 * n * h;
+  // Backward: 2 layer norms (read x, dy, mean, 1/std, write dx and the 2h
+  // parameter gradients, added in with a read-read-write each), softmax's
+  // (read P, dP, write dS), GeLU's (read z, dz, write dz), 2 residual adds.
+  const double bwd = 2 * (3 * n * h + 2 * n + 2 * h + 3 * 2 * h) + 3 * probs + 3 * n * fl + 2 * 3 * n * h;
+  const double blocks = double(l.micro_batches) * l.v * r.bpc;
+  double elems = blocks * (fwd * (l.ckpt_every > 0 ? 2 : 1) + bwd);
+  // Loss gradient on the rank holding the last chunk: read output and
+  // target, write the gradient, per micro-batch.
+  if (r.c.pp == l.pp - 1) elems += double(l.micro_batches) * 3 * r.nh;
+  // Adam: read parameter, gradient and both moments, write parameter and
+  // both moments, over the elements this rank updates.
+  elems += 7 * l.v * (l.zero_stage >= 1 ? r.shard : r.pc);
+  return elems * storage_bytes(l);
 }
 
 }  // namespace sp::hybrid

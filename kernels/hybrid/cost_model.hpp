@@ -8,7 +8,10 @@
 // step stores or sends changes this model in the same commit.
 #include <cstdint>
 
+#include <vector>
+
 #include "kernels/hybrid/layout.hpp"
+#include "kernels/hybrid/time_model.hpp"
 
 namespace sp::hybrid {
 
@@ -38,5 +41,16 @@ TrafficPerStep predict_traffic(const ModelShape& m, const Layout& l, int rank);
 // Floating-point operations of one step on one rank (forward, backward and,
 // with checkpointing, the recomputed forward), the GEMMs' 2*M*N*K each.
 double predict_flops(const ModelShape& m, const Layout& l, int rank);
+// The same products by shape: every distinct (M, N, K) once with its count
+// per step (the blocks' GEMMs and the attention's batched products, one
+// count per product of the batch), ordered by shape. Their FLOPs sum to
+// predict_flops().
+std::vector<GemmShape> predict_gemms(const ModelShape& m, const Layout& l, int rank);
+// Bytes the element-wise passes of one step read and write on this rank,
+// each operand counted once per pass (docs/planner.md, "Time model"): layer
+// norms, softmax, GeLU and residual adds of every block (forward, backward
+// and recomputed forward), the loss gradient on the last stage, and Adam
+// over the parameters this rank updates.
+double predict_elementwise_bytes(const ModelShape& m, const Layout& l, int rank);
 
 }  // namespace sp::hybrid

@@ -7,9 +7,17 @@ double group_seconds(const GroupWork& w, const Link& l) {
   return w.latency_steps * l.alpha + w.bytes_sent * l.beta + w.bytes_reduced * l.gamma;
 }
 
+double total_flops(const StepWork& w) {
+  double f = 0;
+  for (const GemmShape& g : w.gemms) f += g.flops();
+  return f;
+}
+
 StepTime predict_step_time(const StepWork& w, const MachineFigures& mf) {
   StepTime t;
-  t.compute = w.flops / mf.gemm_flops;
+  for (const GemmShape& g : w.gemms) t.gemm += g.flops() / mf.rate(g);
+  t.elementwise = mf.elementwise_bw > 0 ? w.elementwise_bytes / mf.elementwise_bw : 0.0;
+  t.compute = t.gemm + t.elementwise;
   t.tp = group_seconds(w.tp, mf.tp);
   t.pp = w.pp_messages * mf.pp.alpha + w.pp_bytes * mf.pp.beta;
   t.dp = group_seconds(w.dp, mf.dp);

@@ -9,9 +9,11 @@ if(SP_BUILD_TESTS)
   sp_unit_tests(sp_hybrid_tests ${_hybrid_tests})
   # The step calls the pipeline schedules of kernels/modelparallel (objects
   # of that family; scaleproof and sp_conformance link every family).
-  # The planner's verification measures the GEMM rate and alpha-beta through
-  # the gemm and collectives techniques.
-  target_link_libraries(sp_hybrid_tests PRIVATE sp_family_modelparallel sp_family_gemm sp_family_collectives)
+  # The planner's verification measures the GEMM rates, alpha-beta and the
+  # element-wise bandwidth through the gemm, collectives and roofline
+  # (stream_triad) techniques.
+  target_link_libraries(sp_hybrid_tests PRIVATE sp_family_modelparallel sp_family_gemm sp_family_collectives
+                                                sp_family_roofline)
 
   if(SP_ENABLE_MPI)
     # Every factorisation dp x tp x pp of 2..4 ranks, and four of 5..8
@@ -46,6 +48,10 @@ if(SP_BUILD_TESTS)
   sp_cli_test(hybrid_zero_stage_4 2 check --technique hybrid_step --set zero=4)
   sp_cli_test(hybrid_ckpt_above_chunk 2 check --technique hybrid_step --set ckpt=3)
   sp_cli_test(hybrid_unknown_storage 2 check --technique hybrid_step --set storage=fp8)
+  # A storage type the composed step refuses: refused before anything is launched or measured.
+  sp_cli_test(plan_verify_storage_the_step_refuses 2 plan --verify 2 --storage bf16)
+  set_property(TEST cli_plan_verify_storage_the_step_refuses APPEND PROPERTY ENVIRONMENT
+               "SP_EXPECT_ERR=the composed step cannot run --storage bf16")
   if(SP_ENABLE_MPI)
     sp_cli_test_mpi(hybrid_np2_heads_not_divisible_by_tp 2 2 check --technique hybrid_step
                     --set hidden=6,heads=3,dp=1,tp=2)

@@ -135,14 +135,16 @@ int run_plan(const PlanArgs& a) {
       throw sp::InputError(
           "plan --verify: plans a scaled-down shape on the measured machine; give no model or machine");
     plan::check_verifiable();
-    if (sp::comm::size() == 1 && !sp::under_launcher()) return launch_verify(a);
+    // The machine's GEMM rate is measured in fp32: fp32 storage unless asked otherwise.
+    const StorageType vstorage = given(a, "--storage") ? storage : StorageType::fp32;
+    const bool launch = sp::comm::size() == 1 && !sp::under_launcher();
+    plan::check_storage_runs(vstorage, launch ? (given(a, "--ranks") ? std::max(a.ranks, 2) : 2) : sp::comm::size());
+    if (launch) return launch_verify(a);
     if (given(a, "--ranks") && a.ranks != sp::comm::size())
       throw sp::InputError("plan --verify: runs on the ranks it has (" + std::to_string(sp::comm::size()) +
                            "); --ranks must be that or absent");
-    // The machine's GEMM rate is measured in fp32: fp32 storage unless asked otherwise.
-    const plan::VerifyResult v =
-        plan::verify(a.verify, given(a, "--storage") ? storage : StorageType::fp32, a.min_time, plan::kComposedStep,
-                     given(a, "--memory") ? a.memory_gib * 1073741824.0 : 0);
+    const plan::VerifyResult v = plan::verify(a.verify, vstorage, a.min_time, plan::kComposedStep,
+                                              given(a, "--memory") ? a.memory_gib * 1073741824.0 : 0);
     const nlohmann::json manifest =
         a.json.empty() ? nlohmann::json()
                        : sp::collect_manifest({sp::process_command_line(), sp::comm::size(), sp::kx::concurrency()});

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <tuple>
 
 #include "harness/src/models.hpp"
 #include "harness/src/results.hpp"
@@ -34,18 +36,47 @@ MachineFigures machine_from_figures(double gemm_gflops, double alpha_us, double 
   return uniform(gemm_gflops * 1e9, l, "plan: --gemm-gflops, --alpha-us, --beta-gbs");
 }
 
+namespace {
+
+// gemm_flops: the best median rate of the project's GEMM over its shapes;
+// gemm_rate: the best at each shape. Zero and empty when none ran.
+MachineFigures gemm_rates(const std::vector<MeasuredCase>& cases) {
+  MachineFigures mf;
+  for (const MeasuredCase& c : cases) {
+    if (c.technique != "gemm" || c.variant != "kokkos" || !(c.m.seconds > 0)) continue;
+    auto it = c.m.counters.find("flop");
+    const double rate = it == c.m.counters.end() ? NAN : it->second / c.m.seconds;
+    if (!(rate > 0) || !std::isfinite(rate)) continue;
+    mf.gemm_flops = std::max(mf.gemm_flops, rate);
+    const Params p = Params::parse(c.params);
+    double& r = mf.gemm_rate[{p.i_or("M", 0), p.i_or("N", 0), p.i_or("K", 0)}];
+    r = std::max(r, rate);
+  }
+  return mf;
+}
+
+}  // namespace
+
+MachineFigures machine_from_bench_gemms(const nlohmann::json& bench) {
+  MachineFigures mf = gemm_rates(read_measurements(bench));
+  if (mf.gemm_flops <= 0) throw InputError("no measured rate of the project's GEMM (technique gemm, variant kokkos)");
+  return mf;
+}
+
 MachineFigures machine_from_bench(const nlohmann::json& bench, const std::string& what) {
   // Latency from the smallest message's calibration (where alpha dominates
   // the time), per-byte costs from the largest's (where beta and gamma do).
-  double gemm = 0, smallest = INFINITY, largest = -1;
+  double smallest = INFINITY, largest = -1, stream = 0;
   Link small, large;
-  for (const MeasuredCase& c : read_measurements(bench)) {
+  const std::vector<MeasuredCase> cases = read_measurements(bench);
+  const MachineFigures gemms = gemm_rates(cases);
+  for (const MeasuredCase& c : cases) {
     auto counter = [&](const char* k) {
       auto it = c.m.counters.find(k);
       return it == c.m.counters.end() ? NAN : it->second;
     };
-    if (c.technique == "gemm" && c.variant == "kokkos" && c.m.seconds > 0)
-      gemm = std::max(gemm, counter("flop") / c.m.seconds);
+    if (c.technique == "stream_triad" && c.variant == "kokkos" && c.m.seconds > 0)
+      stream = std::max(stream, counter("bytes") / c.m.seconds);
     if (c.technique == "all_reduce" && c.variant == "ring" && !std::isnan(counter("alpha_s"))) {
       const double count = static_cast<double>(Params::parse(c.params).i_or("count", 0));
       const Link l{counter("alpha_s"), counter("beta_s_per_B"), counter("gamma_s_per_B")};
@@ -53,11 +84,15 @@ MachineFigures machine_from_bench(const nlohmann::json& bench, const std::string
       if (count > largest) largest = count, large = l;
     }
   }
-  if (gemm <= 0) throw InputError(what + ": no measured rate of the project's GEMM (technique gemm, variant kokkos)");
+  if (gemms.gemm_flops <= 0)
+    throw InputError(what + ": no measured rate of the project's GEMM (technique gemm, variant kokkos)");
   if (largest < 0)
     throw InputError(what + ": no alpha-beta calibration (technique all_reduce, variant ring, at 2 or more ranks)");
   Link link{small.alpha, large.beta, std::isnan(large.gamma) ? 0.0 : large.gamma};
-  return uniform(gemm, link, what);
+  MachineFigures mf = uniform(gemms.gemm_flops, link, what);
+  mf.gemm_rate = gemms.gemm_rate;
+  mf.elementwise_bw = std::isfinite(stream) ? stream : 0.0;
+  return mf;
 }
 
 MachineFigures machine_from_file(const std::string& path) {
@@ -92,6 +127,16 @@ MachineFigures machine_from_file(const std::string& path) {
                         "--machine " + file)
                     .tp;
       }
+      for (const auto& g : m.value("gemm_rates", nlohmann::json::array())) {
+        const double r = g.at("flops").get<double>();
+        if (!(r > 0) || !std::isfinite(r))
+          throw InputError("--machine " + file + ": gemm_rates: a rate is not positive");
+        mf.gemm_rate[{g.at("M").get<int64_t>(), g.at("N").get<int64_t>(), g.at("K").get<int64_t>()}] = r;
+      }
+      const double bw = m.value("elementwise_bytes_per_s", 0.0);
+      if (!(bw >= 0) || !std::isfinite(bw))
+        throw InputError("--machine " + file + ": elementwise_bytes_per_s must be >= 0");
+      mf.elementwise_bw = bw;
       return mf;
     }
   } catch (const nlohmann::json::exception& e) {
@@ -104,7 +149,12 @@ MachineFigures machine_from_file(const std::string& path) {
 }
 
 nlohmann::json to_json(const MachineFigures& m) {
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const auto& [k, r] : m.gemm_rate)
+    shapes.push_back({{"M", std::get<0>(k)}, {"N", std::get<1>(k)}, {"K", std::get<2>(k)}, {"flops", r}});
   return {{"gemm_flops", m.gemm_flops},
+          {"gemm_rates", shapes},
+          {"elementwise_bytes_per_s", m.elementwise_bw},
           {"alpha_s", m.dp.alpha},
           {"beta_s_per_B", m.dp.beta},
           {"gamma_s_per_B", m.dp.gamma},
@@ -125,8 +175,19 @@ std::string link_text(const Link& l) {
 
 std::string describe(const MachineFigures& m) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "GEMM %.4g GFLOP/s, ", m.gemm_flops / 1e9);
-  std::string s = buf + link_text(m.dp);
+  std::snprintf(buf, sizeof buf, "GEMM %.4g GFLOP/s", m.gemm_flops / 1e9);
+  std::string s = buf;
+  if (!m.gemm_rate.empty()) {
+    double lo = INFINITY, hi = 0;
+    for (const auto& kv : m.gemm_rate) lo = std::min(lo, kv.second), hi = std::max(hi, kv.second);
+    std::snprintf(buf, sizeof buf, " (%zu shapes: %.4g..%.4g)", m.gemm_rate.size(), lo / 1e9, hi / 1e9);
+    s += buf;
+  }
+  if (m.elementwise_bw > 0) {
+    std::snprintf(buf, sizeof buf, ", element-wise %.4g GB/s", m.elementwise_bw / 1e9);
+    s += buf;
+  }
+  s += ", " + link_text(m.dp);
   if (m.tp.alpha != m.dp.alpha || m.tp.beta != m.dp.beta || m.tp.gamma != m.dp.gamma)
     s += "; tensor-parallel group: " + link_text(m.tp);
   return s;

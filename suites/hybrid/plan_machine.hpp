@@ -17,9 +17,16 @@ MachineFigures machine_from_figures(double gemm_gflops, double alpha_us, double 
 // Throws InputError naming the file (and the field) when it holds no usable figures.
 MachineFigures machine_from_file(const std::string& path);
 // The best median rate of the project's GEMM (technique gemm, variant kokkos)
-// and the ring all-reduce's calibration: alpha at its smallest count, beta
-// and gamma at its largest.
+// over all shapes, and the best at each shape (M, N, K); the best STREAM triad
+// bandwidth as the element-wise bandwidth (0 when no triad ran); and the ring
+// all-reduce's calibration: alpha at its smallest count, beta and gamma at
+// its largest.
 MachineFigures machine_from_bench(const nlohmann::json& bench, const std::string& what);
+
+// The GEMM rates alone (gemm_flops: the best; gemm_rate: per shape, the
+// best median of each), for a benchmark run of GEMMs only. Throws
+// InputError when it holds none.
+MachineFigures machine_from_bench_gemms(const nlohmann::json& bench);
 
 nlohmann::json to_json(const MachineFigures& m);
 std::string describe(const MachineFigures& m);

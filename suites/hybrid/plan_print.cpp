@@ -52,6 +52,8 @@ nlohmann::json candidate_json(const Candidate& c) {
             {"total", c.memory.total()}}},
           {"time_s",
            {{"compute", c.time.compute},
+            {"gemm", c.time.gemm},
+            {"elementwise", c.time.elementwise},
             {"tp", c.time.tp},
             {"pp", c.time.pp},
             {"dp", c.time.dp},

@@ -53,7 +53,8 @@ std::vector<Layout> enumerate_layouts(const ModelShape& m, int ranks, StorageTyp
 StepWork work_of(const ModelShape& m, const Layout& l, int rank) {
   const TrafficPerStep tr = predict_traffic(m, l, rank);
   StepWork w;
-  w.flops = predict_flops(m, l, rank);
+  w.gemms = predict_gemms(m, l, rank);
+  w.elementwise_bytes = predict_elementwise_bytes(m, l, rank);
   const double t = l.tp, d = l.dp;
   w.tp.latency_steps = static_cast<double>(tr.tp_collectives) * 2 * (t - 1);
   w.tp.bytes_sent = tr.tp_bytes;

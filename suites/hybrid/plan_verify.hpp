@@ -55,6 +55,11 @@ inline constexpr const char* kComposedStep = "hybrid_step";
 // all_reduce) are in this build: looked up by name at run time.
 void check_verifiable(const std::string& step = kComposedStep);
 
+// InputError unless the composed step accepts `storage` on `ranks` ranks (its
+// own validate() at the scaled-down shape, data-parallel over every rank):
+// called before anything is launched or measured.
+void check_storage_runs(StorageType storage, int ranks, const std::string& step = kComposedStep);
+
 // Runs on every rank of the job (all must call it); InputError as
 // check_verifiable(), or when the job has fewer than 2 ranks.
 // memory_bytes: the budget per rank (0: the node's memory divided by the ranks).

@@ -4,11 +4,14 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <tuple>
 
 #include "harness/src/models.hpp"
 #include "harness/src/results.hpp"
 #include "harness/src/runner.hpp"
 #include "harness/src/selection.hpp"
+#include "kernels/hybrid/cost_model.hpp"
 #include "scaleproof/comm.hpp"
 #include "suites/hybrid/plan_machine.hpp"
 #include "suites/hybrid/plan_verify.hpp"
@@ -60,19 +63,27 @@ Params step_params(const ModelShape& m, const Layout& l) {
   return p;
 }
 
-// The machine's figures measured on these ranks, the same on every rank.
-MachineFigures measure_machine(const ModelShape& m, int world, double min_time) {
-  const Registered* gemm = need("gemm", "the GEMM rate's measurement");
+const char* dtype_of(StorageType storage) { return storage == StorageType::fp64 ? "fp64" : "fp32"; }
+
+Case gemm_case(const GemmShape& g, StorageType storage) {
+  return make_case(need("gemm", "the GEMM rate's measurement"),
+                   Params{{"dtype", dtype_of(storage)},
+                          {"M", std::to_string(g.m)},
+                          {"N", std::to_string(g.n)},
+                          {"K", std::to_string(g.k)}},
+                   1);
+}
+
+// The machine's figures measured on these ranks, the same on every rank:
+// alpha, beta, gamma, the element-wise bandwidth and a GEMM rate at the
+// block's largest shape (for the ranking of every layout).
+MachineFigures measure_machine(const ModelShape& m, StorageType storage, int world, double min_time) {
   const Registered* ar = need("all_reduce", "the alpha-beta calibration");
+  const Registered* triad = need("stream_triad", "the element-wise bandwidth's measurement");
   const int rows = m.seq * m.global_batch / world;  // one rank's tokens per step
   std::vector<Case> cases;
   // The block's largest GEMM shape, every rank at once (as in the step).
-  cases.push_back(make_case(gemm,
-                            Params{{"dtype", "fp32"},
-                                   {"M", std::to_string(rows)},
-                                   {"N", std::to_string(m.ffn_width())},
-                                   {"K", std::to_string(m.hidden)}},
-                            1));
+  cases.push_back(gemm_case(GemmShape{rows, m.ffn_width(), m.hidden, 1}, storage));
   // Alpha from a small message; beta and gamma at a tensor-parallel
   // all-reduce's size, one rank's activations.
   for (long long count : {256LL, static_cast<long long>(rows) * m.hidden}) {
@@ -80,23 +91,60 @@ MachineFigures measure_machine(const ModelShape& m, int world, double min_time) 
         ar, Params{{"count", std::to_string(count)}, {"dtype", "fp32"}, {"op", "sum"}, {"inplace", "1"}}, world));
     cases.back().variants = {"ring"};
   }
+  // Element-wise passes stream arrays of a block's activations, about one
+  // rank's tokens times the MLP width: the triad at that many elements.
+  cases.push_back(make_case(triad, Params{{"N", std::to_string(static_cast<long long>(rows) * m.ffn_width())}}, 1));
   const nlohmann::json j = bench(cases, min_time);
-  double f[4] = {-1, -1, -1, -1};
+  double f[5] = {-1, -1, -1, -1, -1};
   std::string err;
   if (comm::rank() == 0) {
     try {
       const MachineFigures mf = machine_from_bench(j, "plan --verify");
-      f[0] = mf.gemm_flops, f[1] = mf.tp.alpha, f[2] = mf.tp.beta, f[3] = mf.tp.gamma;
+      f[0] = mf.gemm_flops, f[1] = mf.tp.alpha, f[2] = mf.tp.beta, f[3] = mf.tp.gamma, f[4] = mf.elementwise_bw;
     } catch (const InputError& e) {
       err = e.what();
     }
   }
   for (double& x : f) x = comm::max(x);
-  if (f[0] <= 0) throw InputError(err.empty() ? "plan --verify: the machine's figures could not be measured" : err);
+  if (f[0] <= 0 || f[4] <= 0)
+    throw InputError(err.empty() ? "plan --verify: the machine's figures could not be measured" : err);
   MachineFigures mf;
   mf.gemm_flops = f[0];
+  mf.elementwise_bw = f[4];
   mf.tp = mf.dp = mf.pp = Link{f[1], f[2], f[3]};
   return mf;
+}
+
+// Adds to mf a GEMM rate for every distinct shape the layouts run (on their
+// first and last pipeline stage, the ranks the planner predicts), measured
+// on every rank at once; the same on every rank.
+void measure_gemm_shapes(MachineFigures& mf, const ModelShape& m, const std::vector<Layout>& layouts,
+                         StorageType storage, double min_time) {
+  std::map<std::tuple<int64_t, int64_t, int64_t>, GemmShape> shapes;
+  for (const Layout& l : layouts)
+    for (int rank : {0, (l.pp - 1) * l.dp * l.tp})
+      for (const GemmShape& g : predict_gemms(m, l, rank)) shapes[g.key()] = g;
+  std::vector<Case> cases;
+  for (const auto& kv : shapes) cases.push_back(gemm_case(kv.second, storage));
+  const nlohmann::json j = bench(cases, min_time);
+  std::vector<double> rates;
+  if (comm::rank() == 0) {
+    const MachineFigures got = machine_from_bench_gemms(j);
+    for (const auto& kv : shapes) {
+      auto it = got.gemm_rate.find(kv.first);
+      rates.push_back(it == got.gemm_rate.end() ? -1.0 : it->second);
+    }
+  } else {
+    rates.assign(shapes.size(), -1.0);
+  }
+  size_t i = 0;
+  for (const auto& kv : shapes) {
+    const double r = comm::max(rates[i++]);
+    if (!(r > 0))
+      throw InputError("plan --verify: the GEMM rate at " + std::to_string(kv.second.m) + " x " +
+                       std::to_string(kv.second.n) + " x " + std::to_string(kv.second.k) + " could not be measured");
+    mf.gemm_rate[kv.first] = r;
+  }
 }
 
 }  // namespace
@@ -105,6 +153,19 @@ void check_verifiable(const std::string& step) {
   need(step, "the composed step");
   need("gemm", "the GEMM rate's measurement");
   need("all_reduce", "the alpha-beta calibration");
+  need("stream_triad", "the element-wise bandwidth's measurement");
+}
+
+void check_storage_runs(StorageType storage, int ranks, const std::string& step) {
+  Layout probe;
+  probe.dp = ranks;
+  probe.storage = storage;
+  try {
+    make_case(need(step, "the composed step"), step_params(scale_down(ranks), probe), ranks);
+  } catch (const InputError& e) {
+    throw InputError(std::string("plan --verify: the composed step cannot run --storage ") + to_string(storage) + " (" +
+                     e.what() + ")");
+  }
 }
 
 VerifyResult verify(int k, StorageType storage, double min_time, const std::string& step_name, double memory_bytes) {
@@ -112,9 +173,10 @@ VerifyResult verify(int k, StorageType storage, double min_time, const std::stri
   const int world = comm::size();
   if (world < 2) throw InputError("plan --verify: needs 2 or more ranks (start it under mpiexec -n 2)");
   const Registered* step = need(step_name, "the composed step");
+  check_storage_runs(storage, world, step_name);
   VerifyResult r;
   r.model = scale_down(world);
-  r.machine = measure_machine(r.model, world, min_time);
+  r.machine = measure_machine(r.model, storage, world, min_time);
 
   Request req;
   req.model = r.model;
@@ -124,6 +186,7 @@ VerifyResult verify(int k, StorageType storage, double min_time, const std::stri
   req.machine = r.machine;
   const Plan plan = make_plan(req);
   std::vector<Case> cases;
+  std::vector<Layout> layouts;
   for (int i : pick_verified(static_cast<int>(plan.ranked.size()), k)) {
     VerifyRow row;
     row.planned = plan.ranked[i];
@@ -131,6 +194,7 @@ VerifyResult verify(int k, StorageType storage, double min_time, const std::stri
     try {
       cases.push_back(make_case(step, step_params(r.model, row.planned.layout), world));
       r.rows.push_back(row);
+      layouts.push_back(row.planned.layout);
     } catch (const InputError& e) {  // a rule of the step's own beyond layout_error(): reported, not run
       r.refused.push_back(describe(row.planned.layout) + ": " + e.what());
     }
@@ -138,6 +202,11 @@ VerifyResult verify(int k, StorageType storage, double min_time, const std::stri
   if (r.rows.size() < 2)
     throw InputError("plan --verify: fewer than 2 layouts to run" +
                      (r.refused.empty() ? std::string() : " (the step refused " + r.refused.front() + ")"));
+  // The ranking used one GEMM rate; the rows run are predicted again with
+  // the rate of each shape they multiply.
+  measure_gemm_shapes(r.machine, r.model, layouts, storage, min_time);
+  req.machine = r.machine;
+  for (VerifyRow& row : r.rows) row.planned.time = evaluate(req, row.planned.layout).time;
   const nlohmann::json j = bench(cases, min_time);
   if (comm::rank() != 0) return r;
   const auto measured = read_measurements(j);

@@ -4,6 +4,8 @@
 // from the largest).
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "scaleproof/params.hpp"
@@ -60,6 +62,42 @@ TEST(PlanMachine, FiguresFromABenchmarkJson) {
   EXPECT_EQ(m.dp.beta, 2e-10);
   EXPECT_EQ(m.dp.gamma, 1e-10);
   EXPECT_EQ(m.tp.beta, m.dp.beta);
+  // Each measured shape keeps its own rate; no triad: no element-wise term.
+  ASSERT_EQ(m.gemm_rate.size(), 2u);
+  EXPECT_EQ(m.gemm_rate.at({1000, 1000, 1000}), 2e9 / 1e-3);
+  EXPECT_EQ(m.gemm_rate.at({1000, 1000, 2000}), 4e9 / 1e-3);
+  EXPECT_EQ(m.rate(GemmShape{1000, 1000, 1000, 1}), 2e12);
+  EXPECT_EQ(m.rate(GemmShape{64, 64, 32, 1}), m.gemm_flops);  // unmeasured shape: the uniform rate
+  EXPECT_EQ(m.elementwise_bw, 0.0);
+}
+
+TEST(PlanMachine, TriadGivesTheElementwiseBandwidthAndShapesSurviveTheJson) {
+  json b = {{"benchmarks", json::array()}};
+  auto& v = b["benchmarks"];
+  v.push_back(entry("gemm/gemm/kokkos/dtype=fp32,M=64,N=64,K=32", 10, {{"flop", 262144}}));
+  v.push_back(entry("gemm/gemm/kokkos/dtype=fp32,M=512,N=512,K=128", 1000, {{"flop", 67108864}}));
+  v.push_back(entry("roofline/stream_triad/kokkos/N=1048576", 1000, {{"bytes", 25165824}, {"flop", 2097152}}));
+  v.push_back(entry("roofline/stream_copy/kokkos/N=1048576", 1, {{"bytes", 16777216}}));  // not the triad
+  v.push_back(
+      entry("collectives/all_reduce/ring/count=256,dtype=fp32,op=sum,inplace=1", 5, calibration(1e-6, 7e-10, 3e-10)));
+  const MachineFigures m = plan::machine_from_bench(b, "test");
+  EXPECT_EQ(m.elementwise_bw, 25165824 / 1e-3);
+  EXPECT_DOUBLE_EQ(m.gemm_rate.at({64, 64, 32}), 262144 / 1e-5);  // 10 us converted to seconds: one rounding
+  EXPECT_EQ(m.gemm_rate.at({512, 512, 128}), 67108864 / 1e-3);
+  EXPECT_EQ(m.gemm_flops, 67108864 / 1e-3);
+  // Written with a plan and read back by --machine PLAN.json: the same figures.
+  const std::string file = ::testing::TempDir() + "plan_machine_roundtrip.json";
+  {
+    std::ofstream out(file);
+    out << json{{"machine", plan::to_json(m)}}.dump();
+  }
+  const MachineFigures back = plan::machine_from_file(file);
+  std::remove(file.c_str());
+  EXPECT_EQ(back.gemm_rate, m.gemm_rate);
+  EXPECT_EQ(back.elementwise_bw, m.elementwise_bw);
+  EXPECT_EQ(back.gemm_flops, m.gemm_flops);
+  EXPECT_EQ(plan::machine_from_bench_gemms(b).gemm_rate, m.gemm_rate);
+  EXPECT_THROW(plan::machine_from_bench_gemms(json{{"benchmarks", json::array()}}), sp::InputError);
 }
 
 TEST(PlanMachine, ABenchmarkJsonWithoutTheFiguresIsRefused) {

@@ -26,7 +26,7 @@ MachineFigures machine() {
 
 StepWork work() {
   StepWork w;
-  w.flops = 3e12;
+  w.gemms = {{1000, 1000, 1500, 1000}};  // 2 x 1000 x 1000 x 1500 x 1000 = 3e12 FLOPs
   w.tp = {24, 6e8, 3e8};
   w.dp = {6, 2e9, 1e9};
   w.pp_messages = 16;
@@ -39,7 +39,9 @@ TEST(PlanTimeModel, EachTermIsItsAlphaBetaGammaSum) {
   const StepWork w = work();
   const StepTime t = predict_step_time(w, mf);  // p = 1: no bubble
   // Same operations in the same order: bitwise.
-  EXPECT_EQ(t.compute, 3e12 / 1e12);
+  EXPECT_EQ(t.gemm, 3e12 / 1e12);
+  EXPECT_EQ(t.elementwise, 0.0);  // no element-wise bandwidth: the term is left out
+  EXPECT_EQ(t.compute, t.gemm);
   EXPECT_EQ(t.tp, 24 * 2e-6 + 6e8 * 1e-10 + 3e8 * 5e-11);
   EXPECT_EQ(t.dp, 6 * 5e-6 + 2e9 * 4e-10 + 1e9 * 1e-10);
   EXPECT_EQ(t.pp, 16 * 3e-6 + 4e8 * 2e-10);
@@ -47,6 +49,33 @@ TEST(PlanTimeModel, EachTermIsItsAlphaBetaGammaSum) {
   EXPECT_EQ(t.bubble, 0.0);
   EXPECT_EQ(t.total, (t.compute + t.tp + t.pp) + t.dp);
   EXPECT_EQ(t.comm_share(), (t.tp + t.pp + t.dp) / t.total);
+}
+
+TEST(PlanTimeModel, ComputeIsEachShapeAtItsOwnRatePlusElementwiseBytesOverBandwidth) {
+  MachineFigures mf = machine();  // 1e12 FLOP/s for shapes without their own rate
+  mf.gemm_rate[{64, 64, 32}] = 2e11;
+  mf.gemm_rate[{512, 128, 128}] = 8e11;
+  mf.gemm_rate[{7, 7, 7}] = 1;  // a shape the work does not run: must not enter
+  mf.elementwise_bw = 5e10;
+  StepWork w;
+  w.gemms = {{64, 64, 32, 128}, {512, 128, 128, 48}, {512, 512, 128, 16}};
+  w.elementwise_bytes = 3e8;
+  const StepTime t = predict_step_time(w, mf);
+  // By hand: count 2 M N K / rate per shape, in the work's order.
+  const double g1 = 2.0 * 64 * 64 * 32 * 128 / 2e11;    // 33554432 FLOPs at 2e11
+  const double g2 = 2.0 * 512 * 128 * 128 * 48 / 8e11;  // 805306368 FLOPs at 8e11
+  const double g3 = 2.0 * 512 * 512 * 128 * 16 / 1e12;  // 1073741824 FLOPs at the uniform rate
+  EXPECT_EQ(t.gemm, (0.0 + g1 + g2) + g3);
+  EXPECT_DOUBLE_EQ(t.gemm, 33554432.0 / 2e11 + 805306368.0 / 8e11 + 1073741824.0 / 1e12);
+  EXPECT_EQ(t.elementwise, 3e8 / 5e10);
+  EXPECT_EQ(t.compute, t.gemm + t.elementwise);
+  EXPECT_EQ(t.total, t.compute + t.tp + t.pp + t.dp);  // p = 1, empty groups: compute alone
+  EXPECT_EQ(total_flops(w), (0.0 + 33554432.0 + 805306368.0) + 1073741824.0);
+  // The single-rate model of the named figures: every shape at gemm_flops.
+  MachineFigures one = machine();
+  one.elementwise_bw = 0;
+  EXPECT_EQ(predict_step_time(w, one).elementwise, 0.0);
+  EXPECT_DOUBLE_EQ(predict_step_time(w, one).gemm, total_flops(w) / 1e12);
 }
 
 TEST(PlanTimeModel, BubbleStretchesThePipelinedPhaseByThePaperRatio) {
@@ -86,7 +115,7 @@ TEST(PlanTimeModel, MoreWorkNeverTakesLess) {
   w.schedule = K::one_f_one_b, w.p = 4, w.m = 8;
   const double base = predict_step_time(w, mf).total;
   StepWork more = w;
-  more.flops *= 2;
+  more.gemms[0].count *= 2;
   EXPECT_GT(predict_step_time(more, mf).total, base);
   more = w;
   more.m = 16;  // same work in more micro-batches: a smaller bubble

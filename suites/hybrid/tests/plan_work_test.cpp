@@ -1,0 +1,106 @@
+// The work description the planner's time model runs on: the GEMM shapes
+// with their counts and the element-wise bytes of one step, against counts
+// made by hand from the block's passes (docs/planner.md, "Time model").
+#include <gtest/gtest.h>
+
+#include "kernels/hybrid/cost_model.hpp"
+
+namespace {
+
+using namespace sp::hybrid;
+
+// 2 blocks, hidden 8, 2 heads of 4, 8 tokens, batch 4; MLP width 32.
+ModelShape tiny() {
+  ModelShape m;
+  m.layers = 2, m.hidden = 8, m.heads = 2, m.seq = 8, m.global_batch = 4;
+  return m;
+}
+
+// Elements one block's passes read and write on one micro-batch of 2
+// samples (n = 16 rows, h = 8, f = 32, 2 x 2 x 8 x 8 = 256 softmax elements).
+// Forward: 2 layer norms (x in, y out, mean and 1/std out), softmax in and
+// out, GeLU in and out, 2 adds (2 in, 1 out).
+constexpr double kFwd = 2 * (2 * 16 * 8 + 2 * 16) + 2 * 256 + 2 * 16 * 32 + 2 * 3 * 16 * 8;
+// Backward: 2 layer norms (x, dy, mean, 1/std in, dx out, the 2h parameter
+// gradients out and added in: 3 x 2h), softmax's 3 x 256, GeLU's 3 x 16 x 32,
+// 2 adds.
+constexpr double kBwd = 2 * (3 * 16 * 8 + 2 * 16 + 2 * 8 + 3 * 2 * 8) + 3 * 256 + 3 * 16 * 32 + 2 * 3 * 16 * 8;
+constexpr double kBlockParams = 4 * 8 + 4 * 8 * 8 + 2 * 8 * 32;  // 800
+
+TEST(PlanWork, HandCountsOfOneBlockPass) {
+  EXPECT_EQ(kFwd, 2880.0);
+  EXPECT_EQ(kBwd, 4032.0);
+  EXPECT_EQ(kBlockParams, 800.0);
+}
+
+TEST(PlanWork, ElementwiseBytesAreTheBlocksLossAndAdamByHand) {
+  const ModelShape m = tiny();
+  Layout l;  // dp = tp = pp = 1, fp32 (4 bytes)
+  l.micro_batches = 2;
+  // 2 micro-batches x 2 blocks; loss: 2 x 3 x (16 x 8); Adam: 7 x 2 blocks' parameters.
+  const double plain = 4 * (kFwd + kBwd) + 2 * 3 * 128 + 7 * 2 * kBlockParams;
+  EXPECT_EQ(plain, 39616.0);
+  EXPECT_EQ(predict_elementwise_bytes(m, l, 0), 4 * plain);
+
+  // Checkpointing recomputes every block's forward once more.
+  Layout ck = l;
+  ck.ckpt_every = 1;
+  EXPECT_EQ(predict_elementwise_bytes(m, ck, 0), 4 * (plain + 4 * kFwd));
+
+  // fp64 storage doubles every byte.
+  Layout f64 = l;
+  f64.storage = StorageType::fp64;
+  EXPECT_EQ(predict_elementwise_bytes(m, f64, 0), 8 * plain);
+
+  // Two pipeline stages of one block each: only the last has the loss.
+  Layout pp = l;
+  pp.pp = 2;
+  const double stage = 2 * (kFwd + kBwd) + 7 * kBlockParams;
+  EXPECT_EQ(predict_elementwise_bytes(m, pp, 0), 4 * stage);
+  EXPECT_EQ(predict_elementwise_bytes(m, pp, 1), 4 * (stage + 2 * 3 * 128));
+
+  // ZeRO-1 over 2 data-parallel ranks: 1 micro-batch of 2 samples each,
+  // Adam over half of the 1600 parameters.
+  Layout z = l;
+  z.dp = 2, z.micro_batches = 1, z.zero_stage = 1;
+  EXPECT_EQ(predict_elementwise_bytes(m, z, 0), 4 * (2 * (kFwd + kBwd) + 3 * 128 + 7 * 800.0));
+}
+
+TEST(PlanWork, GemmShapesAreDistinctCountedAndSumToTheFlops) {
+  const ModelShape m = tiny();
+  for (int ckpt : {0, 1})
+    for (int tp : {1, 2}) {
+      Layout l;
+      l.micro_batches = 2, l.tp = tp, l.ckpt_every = ckpt;
+      const std::vector<GemmShape> g = predict_gemms(m, l, 0);
+      double flops = 0;
+      for (size_t i = 0; i < g.size(); ++i) {
+        flops += g[i].flops();
+        if (i > 0) EXPECT_LT(g[i - 1].key(), g[i].key()) << "each shape once, ordered";
+      }
+      StepWork w;
+      w.gemms = g;
+      EXPECT_DOUBLE_EQ(flops, predict_flops(m, l, 0)) << tp << " " << ckpt;
+      EXPECT_EQ(flops, total_flops(w));
+    }
+  // By hand at tp = 1, no checkpointing: 2 micro-batches x 2 blocks = 4
+  // block passes each way; per pass 2 x 2 (sample, head) products of each
+  // attention shape forward; backward one more Q K^T-shaped (8 x 8 x 4)
+  // and three P V-shaped (8 x 4 x 8).
+  Layout l;
+  l.micro_batches = 2;
+  auto count = [&](int64_t M, int64_t N, int64_t K) {
+    for (const GemmShape& g : predict_gemms(m, l, 0))
+      if (g.m == M && g.n == N && g.k == K) return g.count;
+    return 0.0;
+  };
+  EXPECT_EQ(count(8, 8, 4), 4 * (4 + 4));
+  EXPECT_EQ(count(8, 4, 8), 4 * (4 + 3 * 4));
+  EXPECT_EQ(count(16, 24, 8), 4.0);  // QKV forward: n x 3h x h
+  EXPECT_EQ(count(16, 32, 8), 8.0);  // W1 forward and dH = dy W2^T: n x f x h
+  EXPECT_EQ(count(32, 8, 16), 4.0);  // dW2 = H^T dy: f x h x n
+  EXPECT_EQ(count(8, 24, 16), 4.0);  // dWqkv: h x 3h x n
+  EXPECT_EQ(count(1, 1, 1), 0.0);
+}
+
+}  // namespace
