@@ -1,6 +1,6 @@
 #pragma once
 // The data-parallel trainer's communication: blocking ring collectives from
-// kernels/collectives/ring.hpp and non-blocking ones (nb_ring.hpp) on host
+// kernels/comm/ring.hpp and non-blocking ones (nb_ring.hpp) on host
 // memory, every byte counted by the Transport and every buffer by the
 // MemoryTracker (category comm). Compute buffers live in the default memory
 // space; when that space is not host-accessible (CUDA) messages are staged

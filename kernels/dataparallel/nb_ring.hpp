@@ -3,7 +3,7 @@
 // memory, built on Transport::isend/irecv/test, so that communication can
 // proceed while the backward (or forward) pass computes: the trainer calls
 // progress() between layer kernels and finish() when it needs the result.
-// Same chunk schedule as kernels/collectives/ring.hpp (rank r owns chunk r of
+// Same chunk schedule as kernels/comm/ring.hpp (rank r owns chunk r of
 // Partition{n, p} after the reduce-scatter), so traffic is identical:
 // (p-1)/p n elements sent per phase.
 //

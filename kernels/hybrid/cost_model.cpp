@@ -40,7 +40,7 @@ RankView view(const ModelShape& m, const Layout& l, int rank) {
 }
 
 // Bytes rank r sends in a ring reduce-scatter / all-gather of n floats over p
-// ranks (kernels/collectives/ring.hpp: every chunk but its own, every chunk
+// ranks (kernels/comm/ring.hpp: every chunk but its own, every chunk
 // but the one after its own), and the messages of each: p - 1.
 double rs_bytes(double n, int p, int r, double kF) {
   return p == 1 ? 0 : (n - double(coll::Partition{size_t(n), p}.size(r))) * kF;
