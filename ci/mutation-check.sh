@@ -63,6 +63,8 @@ faults=(
     // Chunk indices|  for (int s = 0; s < p - 2; ++s) {
     // Chunk indices|ring reduce-scatter one step short"
 "coll_ring_ag_chunk|collectives|kernels/comm/ring.hpp|const int cs = (r - s + p) % p, cr = (r - s - 1 + 2 * p) % p;|const int cs = (r - s + p) % p, cr = (r - s + 2 * p) % p;|ring all-gather receives into the chunk it sends"
+"hyb_dp_grad_sum|hybrid|kernels/hybrid/step.cpp|if (st == 0) dp_.all_reduce(g, n);|if (st < 0) dp_.all_reduce(g, n);|ZeRO-0 replicas step on their own gradients (no data-parallel all-reduce)"
+"hyb_tp_mlp_reduce|hybrid|kernels/hybrid/block.cpp|tp.all_reduce(out, size_t(n) * h);  // g|(void)out;  // g|MLP's row-parallel partial products not summed over the tensor group"
 "gemm_kblock_accumulate|gemm|kernels/gemm/gemm_tiled.hpp|out = (fresh ? T(0) : out) + acc[r][c];|out = acc[r][c];|tiled GEMM overwrites C at each K block instead of accumulating"
 "gemm_microkernel_b|gemm|kernels/gemm/gemm_tiled.hpp|acc[r][c] += ar * b[k * NR + c];|acc[r][c] += ar * b[c];|micro-kernel reads B's first packed row at every k"
 "cmp_loosened|harness|harness/include/scaleproof/compare.hpp|if (!(err <= bound)) ++r_.wrong;|if (!(err <= 2 * bound)) ++r_.wrong;|element comparator loosened to twice its bound"
@@ -118,7 +120,7 @@ unit_exe() {
   case $1 in
   harness) echo harness/tests/sp_unit_tests ;;
   collectives) echo sp_coll_tests ;;
-  conv | dataparallel | modelparallel | precision) echo "sp_$1_tests" ;;
+  conv | dataparallel | modelparallel | precision | hybrid) echo "sp_$1_tests" ;;
   esac
 }
 targets_of() {
@@ -126,7 +128,10 @@ targets_of() {
   exe=$(unit_exe "$1")
   echo sp_conformance ${exe:+"$(basename "$exe")"}
 }
-multi_rank() { [[ $1 == collectives || $1 == dataparallel || $1 == modelparallel ]]; }
+multi_rank() { [[ $1 == collectives || $1 == dataparallel || $1 == modelparallel || $1 == hybrid ]]; }
+# The hybrid family's unit tests hold its layout matrix, which needs ranks to
+# split: at 2 ranks every factorisation (dp, tp or pp = 2) communicates.
+unit_launch() { [[ $1 == hybrid ]] && echo "$mpiexec -n 2"; }
 
 # run_tests FAMILY LOG: the family's conformance and unit tests, into LOG.
 run_tests() {
@@ -144,7 +149,7 @@ run_tests() {
     fi
     if [[ -n $exe ]]; then
       echo "=== gtest unit: $exe"
-      timeout 600 "$build/$exe" --gtest_brief=1 2>&1
+      timeout 600 $(unit_launch "$fam") "$build/$exe" --gtest_brief=1 2>&1
       echo "=== exit $?"
     fi
   } >"$log"
