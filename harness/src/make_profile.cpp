@@ -6,6 +6,7 @@
 
 #include "db/query.hpp"
 #include "reference.hpp"
+#include "scaleproof/measure.hpp"
 #include "scaleproof/params.hpp"
 
 namespace sp {
@@ -16,12 +17,6 @@ std::string this_host() {
   char buf[256] = {};
   gethostname(buf, sizeof buf - 1);
   return buf;
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 }  // namespace
@@ -49,7 +44,7 @@ nlohmann::json make_profile(db::Database& d, const MakeProfileOptions& o) {
         medians.push_back(t.median), lo = std::min(lo, t.min), hi = std::max(hi, t.max);
       }
     }
-    const double ref = median_of(medians);
+    const double ref = median(medians);
     if (!(ref > 0)) continue;
     Reference r;
     r.case_key = key;

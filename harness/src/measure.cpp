@@ -18,6 +18,11 @@ double percentile(const std::vector<double>& sorted, double q) {
   return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
 }
 
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return percentile(values, 0.5);
+}
+
 TimeStats summarize(std::vector<double> seconds) {
   TimeStats s;
   if (seconds.empty()) return s;

@@ -7,6 +7,7 @@
 
 #include "number_format.hpp"
 #include "results.hpp"
+#include "scaleproof/measure.hpp"
 
 namespace fs = std::filesystem;
 
@@ -25,12 +26,6 @@ std::string case_key(std::string name) {
 }  // namespace
 
 namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Per case, each rank's time: from the measurement service's "rank_seconds" (each rank's median time per
 // call in one repetition), the median over the case's repetitions; from older files, the counters
@@ -65,7 +60,7 @@ std::map<std::string, std::vector<double>> rank_times(const nlohmann::json& benc
     for (size_t r = 0; r < ranks; ++r) {
       std::vector<double> each;
       for (auto& rep : rs) each.push_back(rep[r]);
-      t[r] = median_of(each);
+      t[r] = median(each);
     }
     out[key] = t;
   }
@@ -91,7 +86,7 @@ std::vector<RankSpread> rank_spreads(const nlohmann::json& bench, const nlohmann
     std::vector<double> others;
     for (size_t r = 0; r < t.size(); ++r)
       if (static_cast<int>(r) != s.slowest) others.push_back(t[r]);
-    s.others_median_s = median_of(others);
+    s.others_median_s = median(others);
     s.excess = s.others_median_s > 0 ? s.slow_s / s.others_median_s - 1 : 0;
     auto host = [&](int r) { return r < static_cast<int>(hosts.size()) ? hosts[r] : std::string("?"); };
     s.slow_host = host(s.slowest), s.fast_host = host(s.fastest);

@@ -30,6 +30,8 @@ struct TimeStats {
 // between the two closest ranks at position q (n - 1), so that q = 0 is the
 // minimum, q = 1 the maximum and q = 0.5 the usual median. 0 when empty.
 double percentile(const std::vector<double>& sorted, double q);
+// The median of values in any order (percentile at q = 0.5). 0 when empty.
+double median(std::vector<double> values);
 TimeStats summarize(std::vector<double> seconds);
 // Slowest over fastest of the ranks' times: 1 = balanced. 1 for fewer than
 // two values; infinite when the fastest is 0 and the slowest is not.

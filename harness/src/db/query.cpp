@@ -3,17 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "scaleproof/measure.hpp"
 #include "scaleproof/params.hpp"
 
 namespace sp::db {
 
 namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Aggregates Google Benchmark adds after the repetitions; every other label is one figure.
 bool is_aggregate(const std::string& label) {
@@ -91,7 +86,7 @@ Timing timing_of(const std::vector<Figure>& figures) {
   }
   Timing t;
   if (!reps.empty()) {
-    t.median = median_of(reps);
+    t.median = median(reps);
     t.min = *std::min_element(reps.begin(), reps.end());
     t.max = *std::max_element(reps.begin(), reps.end());
     t.n = static_cast<int>(reps.size());
@@ -104,7 +99,7 @@ Timing timing_of(const std::vector<Figure>& figures) {
   }
   if (!call_median.empty() && call_min.size() == call_median.size() && call_p90.size() == call_median.size()) {
     t.calls = true;
-    t.call_median = median_of(call_median);
+    t.call_median = median(call_median);
     t.call_min = *std::min_element(call_min.begin(), call_min.end());
     t.call_p90 = *std::max_element(call_p90.begin(), call_p90.end());
   }
