@@ -71,50 +71,9 @@ def bench_cases(bench):
     return rows
 
 
-def median(v):
-    v = sorted(v)
-    n = len(v)
-    return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
-
-
-def rank_times(bench):
-    """Per case, each rank's time per call, as harness/src/stragglers.cpp reads it: the median over
-    repetitions of "rank_seconds"; in older files, the counters rank_s.<r> of the median aggregate."""
-    reps, counters = OrderedDict(), OrderedDict()
-    for b in (bench or {}).get("benchmarks", []):
-        name = b.get("run_name", b.get("name", ""))
-        name = name[:-len("/manual_time")] if name.endswith("/manual_time") else name
-        if isinstance(b.get("rank_seconds"), list):
-            reps.setdefault(name, []).append(b["rank_seconds"])
-        elif "rank_s.0" in b and (b.get("aggregate_name") == "median" or name not in counters):
-            t = []
-            while "rank_s.%d" % len(t) in b:
-                t.append(b["rank_s.%d" % len(t)])
-            counters[name] = t
-    for name, rs in reps.items():
-        if all(len(r) == len(rs[0]) for r in rs) and all(isinstance(x, (int, float)) for r in rs for x in r):
-            counters[name] = [median([r[k] for r in rs]) for k in range(len(rs[0]))]
-    return counters
-
-
-def rank_rows(bench, manifest, job):
-    """Multi-rank cases with per-rank times: slowest and fastest rank, their hosts, the excess of the
-    slowest over the median of the others (as harness/src/stragglers.cpp)."""
-    hosts = manifest.get("rank_hosts") or []
-    for launch in (job or {}).get("launches", []):  # a main job's multi-rank cases ran in its launch
-        hosts = (launch.get("manifest") or {}).get("rank_hosts") or hosts
-    rows = []
-    for name, t in sorted(rank_times(bench).items()):
-        if len(t) < 2 or any(not isinstance(x, (int, float)) for x in t):
-            continue
-        slow = max(range(len(t)), key=lambda r: t[r])
-        fast = min(range(len(t)), key=lambda r: t[r])
-        med = median([x for r, x in enumerate(t) if r != slow])
-        host = lambda r: hosts[r] if r < len(hosts) else "?"  # noqa: E731
-        rows.append({"case": name.split("/", 1)[-1], "ranks": len(t), "slow": slow, "slow_host": host(slow),
-                     "slow_s": t[slow], "fast": fast, "fast_host": host(fast), "fast_s": t[fast],
-                     "excess": t[slow] / med - 1 if med > 0 else 0})
-    return rows
+def rank_rows(folder):
+    """The per-rank table the harness computed (harness/src/stragglers.cpp) and wrote as ranks.json."""
+    return load(folder, "ranks.json") or []
 
 
 def family_of(technique, cases):
@@ -262,7 +221,7 @@ def main(folder):
     html = env.get_template("report_html.j2").render(
         title=os.path.basename(os.path.normpath(folder)), manifest=manifest, machine=machine, job=job,
         families=families, failures=failures, checks=checks, cases=cases, verdicts=verdicts,
-        qualification=qual, plots=plots, ranks=rank_rows(bench, manifest, job),
+        qualification=qual, plots=plots, ranks=rank_rows(folder),
         totals={"checks": len(checks), "checks_failed": sum(1 for c in checks if not c.get("passed")),
                 "cases": len(cases), "verdicts": len(verdicts),
                 "verdicts_failed": sum(1 for v in verdicts if v.get("status") == "FAIL")})

@@ -55,7 +55,7 @@ int run_scale(ScaleArgs& a) {
 
   int failed_launches = 0, failed_verdicts = 0;
   for (auto& l : sweep["launches"]) failed_launches += l.value("status", "") != "ok";
-  for (auto& v : analysis.verdicts) failed_verdicts += v.status == "FAIL";
+  for (auto& v : analysis.verdicts) failed_verdicts += v.status == Status::fail;
   for (auto& f : analysis.fits) {
     const bool strong = f.value("mode", "") == "strong";
     const auto& law = strong ? f["amdahl"] : f["gustafson"];

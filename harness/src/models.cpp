@@ -107,8 +107,8 @@ bool band_cannot_fail(const Verdict& v) { return v.band_lo <= 0 && v.band_hi == 
 
 void demote_unfailable(std::vector<Verdict>& vs) {
   for (auto& v : vs)
-    if (v.status == "PASS" && band_cannot_fail(v)) {
-      v.status = "INFO";
+    if (v.status == Status::pass && band_cannot_fail(v)) {
+      v.status = Status::info;
       v.note += std::string(v.note.empty() ? "" : "; ") + "band [" + std::to_string(v.band_lo).substr(0, 4) +
                 ", inf] holds every value: reported, not judged";
     }
@@ -134,10 +134,10 @@ std::vector<Verdict> judge(const std::vector<MeasuredCase>& cases, const Machine
           v.ratio = v.measured;
           v.band_lo = r->info.tol.min_vs_baseline;
           v.band_hi = INFINITY;
-          v.status = v.ratio >= v.band_lo ? "PASS" : "FAIL";
+          v.judge();
           // A multi-rank technique at one rank communicates nothing: its
           // comparison with the vendor's collective says nothing either.
-          if (r->info.ranks.max > 1 && c.m.ranks == 1) v.status = "INFO";
+          if (r->info.ranks.max > 1 && c.m.ranks == 1) v.status = Status::info;
           char buf[128];
           std::snprintf(buf, sizeof buf, "%.1f%% of %s (target >= %.0f%%)%s", 100 * v.measured, b.variant.c_str(),
                         100 * v.band_lo, interleaved ? "; calls timed in turn" : "");
@@ -165,7 +165,7 @@ nlohmann::json to_json(const std::vector<Verdict>& vs) {
                  {"ratio", v.ratio},
                  {"band_lo", v.band_lo},
                  {"band_hi", std::isinf(v.band_hi) ? nlohmann::json(nullptr) : nlohmann::json(v.band_hi)},
-                 {"status", v.status},
+                 {"status", to_string(v.status)},
                  {"note", v.note}});
   return a;
 }
@@ -184,7 +184,7 @@ std::vector<Verdict> verdicts_from_json(const nlohmann::json& j) {
     v.band_lo = number(e, "band_lo");
     v.ratio = number(e, "ratio");
     v.band_hi = e.contains("band_hi") && e["band_hi"].is_number() ? e["band_hi"].get<double>() : INFINITY;
-    v.status = e.at("status");
+    v.status = parse_status(e.at("status"));
     v.note = e.value("note", "");
     out.push_back(v);
   }

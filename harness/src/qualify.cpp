@@ -97,7 +97,7 @@ CriterionResult judge_roof(const Criterion& c, const fs::path& d) {
   double worst = INFINITY;
   std::string at;
   for (auto& v : verdicts_from_json(read_json((d / "verdicts.json").string())))
-    if (v.quantity == "roofline time" && v.status != "INFO" && in_class(c.cls, v.technique) && v.ratio < worst)
+    if (v.quantity == "roofline time" && v.status != Status::info && in_class(c.cls, v.technique) && v.ratio < worst)
       worst = v.ratio, at = v.technique + " " + v.variant + " " + v.params;
   if (std::isinf(worst)) return no_data(c, "judged roofline verdict");
   return {c, worst >= c.threshold ? "PASS" : "FAIL", worst,
@@ -125,7 +125,8 @@ CriterionResult judge_prediction(const Criterion& c, const fs::path& d) {
   std::string at;
   // Model predictions: judged verdicts other than the roofline bound and the vendor-baseline ratio.
   for (auto& v : verdicts_from_json(read_json((d / "verdicts.json").string()))) {
-    if (v.status == "INFO" || v.quantity == "roofline time" || v.quantity.rfind("throughput vs", 0) == 0) continue;
+    if (v.status == Status::info || v.quantity == "roofline time" || v.quantity.rfind("throughput vs", 0) == 0)
+      continue;
     if (!in_class(c.cls, v.technique) || v.predicted == 0) continue;
     const double err = std::fabs(v.measured / v.predicted - 1);
     if (err > worst) worst = err, at = v.technique + " " + v.quantity + " " + v.params;

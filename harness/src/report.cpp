@@ -84,13 +84,13 @@ std::string verdict_section(const std::vector<Verdict>& vs, const nlohmann::json
   s += "|---|---|---|---|---|---|---|---|---|---|\n";
   int pass = 0, fail = 0, info = 0;
   for (auto& v : vs) {
-    (v.status == "PASS" ? pass : v.status == "FAIL" ? fail : info)++;
+    (v.status == Status::pass ? pass : v.status == Status::fail ? fail : info)++;
     std::string band =
         "[" + fmt("%.3g", v.band_lo) + ", " + (std::isinf(v.band_hi) ? "inf" : fmt("%.3g", v.band_hi)) + "]";
     s += "| " + v.technique + " | " + v.variant + " | " + v.params + " | " + v.quantity + " | " +
          fmt("%.4g", v.predicted) + " " + v.unit + " | " + fmt("%.4g", v.measured) + " " + v.unit + " | " +
-         fmt("%.3g", v.ratio) + " | " + band + " | " + (v.status == "FAIL" ? "**FAIL**" : v.status) + " | " + v.note +
-         " |\n";
+         fmt("%.3g", v.ratio) + " | " + band + " | " + (v.status == Status::fail ? "**FAIL**" : to_string(v.status)) +
+         " | " + v.note + " |\n";
   }
   return s + "\n" + std::to_string(pass) + " PASS, " + std::to_string(fail) + " FAIL, " + std::to_string(info) +
          " INFO (reported, not judged).\n\n";

@@ -106,10 +106,12 @@ std::string keep_partial(ResultsDir* dir, const nlohmann::json& manifest, const 
   return dir->commit();
 }
 
-// ranks.md, which the report includes: per-rank times of the multi-rank cases.
+// ranks.md and ranks.json, which the two reports include: per-rank times of the multi-rank cases.
 void write_ranks_section(const ResultsDir& dir) {
-  const std::string md = ranks_markdown(rank_spreads_of(dir.path("")));
-  if (!md.empty()) dir.write_text("ranks.md", md);
+  const auto rows = rank_spreads_of(dir.path(""));
+  if (rows.empty()) return;
+  dir.write_text("ranks.md", ranks_markdown(rows));
+  dir.write_json("ranks.json", ranks_json(rows));
 }
 
 int failed_checks(const nlohmann::json& rows) {
@@ -228,7 +230,7 @@ int cmd_run(const RunOptions& o, const RunContext& rc) {
   dir->write_json("verdicts.json", to_json(verdicts));
   const std::string note = draw_plots("roofline_plot.py", dir->path(""));
   if (!note.empty()) dir->write_text("plots.md", "_" + note + "_\n");
-  for (auto& v : verdicts) code |= (o.strict && v.status == "FAIL") ? 1 : 0;
+  for (auto& v : verdicts) code |= (o.strict && v.status == Status::fail) ? 1 : 0;
   write_ranks_section(*dir);
   const std::string report = render_report(dir->path(""), fs::path(dir->final_path()).filename());
   dir->write_text("report.md", report);

@@ -30,21 +30,21 @@ Verdict series_verdict(const std::string& tech, const std::string& variant, cons
   v.measured = v.ratio = f;
   v.band_lo = 0, v.band_hi = 1 + band;
   if (timed < 2) {
-    v.status = "INFO";
+    v.status = Status::info;
     v.note = "fewer than 2 timed points: nothing fitted";
   } else if (!(f >= v.band_lo && f <= v.band_hi)) {
-    v.status = "FAIL";
+    v.status = Status::fail;
     v.note = f < 0 ? "time grows with N: the law does not describe this sweep"
                    : "superlinear: f > 1 means a negative serial time";
   } else if (dof == 0) {
-    v.status = "INFO";
+    v.status = Status::info;
     // Amdahl fits 2 parameters to all timed points; Gustafson 1 to those beyond the reference.
     v.note = law == "Amdahl"
                  ? "exact fit (" + std::to_string(timed) + " timed points for 2 parameters)"
                  : "exact fit (" + std::to_string(timed - 1) + " timed point beyond the reference for 1 parameter)";
     v.note += ": speedups not judged";
   } else {
-    v.status = failed_points ? "FAIL" : "PASS";
+    v.status = failed_points ? Status::fail : Status::pass;
     v.note = std::to_string(failed_points) + " of " + std::to_string(judged) + " judged speedups outside the band";
   }
   return v;
@@ -150,7 +150,7 @@ ScalingAnalysis analyse_sweep(const nlohmann::json& sweep) {
       v.ratio = v.measured / v.predicted;
       v.band_lo = 1 - band, v.band_hi = 1 + band;
       const bool inside = v.ratio >= v.band_lo && v.ratio <= v.band_hi;
-      v.status = dof == 0 ? "INFO" : inside ? "PASS" : "FAIL";
+      v.status = dof == 0 ? Status::info : inside ? Status::pass : Status::fail;
       failed += dof > 0 && !inside;
       ++judged;
       v.note = law + fmt(" f=%.4f; Karp-Flatt e=%.4f", f, se[i]);
@@ -158,7 +158,7 @@ ScalingAnalysis analyse_sweep(const nlohmann::json& sweep) {
     }
     Verdict sv = series_verdict(tech, variant, params, law, f, band, timed, dof, judged, failed);
     sv.note += "; e(N) " + std::string(tr.word);
-    fit["verdict"] = {{"status", sv.status}, {"note", sv.note}};
+    fit["verdict"] = {{"status", to_string(sv.status)}, {"note", sv.note}};
     out.verdicts.push_back(sv);
     out.fits.push_back(fit);
   }

@@ -125,4 +125,19 @@ std::string ranks_markdown(const std::vector<RankSpread>& rows) {
   return s + "\n";
 }
 
+nlohmann::json ranks_json(const std::vector<RankSpread>& rows) {
+  nlohmann::json a = nlohmann::json::array();
+  for (auto& r : rows)
+    a.push_back({{"case", r.key},
+                 {"ranks", r.ranks},
+                 {"slow", r.slowest},
+                 {"slow_host", r.slow_host},
+                 {"slow_s", r.slow_s},
+                 {"fast", r.fastest},
+                 {"fast_host", r.fast_host},
+                 {"fast_s", r.fast_s},
+                 {"excess", r.excess}});
+  return a;
+}
+
 }  // namespace sp

@@ -23,6 +23,9 @@ struct RankSpread {
 std::vector<RankSpread> rank_spreads(const nlohmann::json& bench, const nlohmann::json& manifest);
 // The Markdown section of the report ("" when no case has per-rank times).
 std::string ranks_markdown(const std::vector<RankSpread>& rows);
+// The same rows as JSON (ranks.json, which the HTML report reads): case,
+// ranks, slow, slow_host, slow_s, fast, fast_host, fast_s, excess.
+nlohmann::json ranks_json(const std::vector<RankSpread>& rows);
 // Reads bench.json and manifest.json of a results folder (those present).
 std::vector<RankSpread> rank_spreads_of(const std::string& results_dir);
 

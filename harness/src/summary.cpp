@@ -52,7 +52,7 @@ std::string headline_text(const Verdict& v) {
     s += fmt("%.3g", v.measured) + "x";
   else
     s += fmt("%.4g", v.measured) + " " + v.unit + " vs " + fmt("%.4g", v.predicted) + " predicted";
-  return s + " [" + v.status + "]";
+  return s + " [" + to_string(v.status) + "]";
 }
 
 std::string verdict_failure(const Verdict& v) {
@@ -120,8 +120,8 @@ std::string render_summary(const std::string& dir) {
     const Registered* reg = Registry::get().find(v.technique);
     auto& row = fam[reg ? reg->info.family : "?"];
     row.techniques.insert(v.technique);
-    (v.status == "PASS" ? row.pass : v.status == "FAIL" ? row.fail : row.info)++;
-    if (v.status == "FAIL") failures.push_back(verdict_failure(v));
+    (v.status == Status::pass ? row.pass : v.status == Status::fail ? row.fail : row.info)++;
+    if (v.status == Status::fail) failures.push_back(verdict_failure(v));
     if (is_headline(v)) row.headlines.push_back(headline_text(v));
   }
   constexpr size_t kHeadlines = 6;

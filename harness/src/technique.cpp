@@ -75,12 +75,40 @@ void Technique::predict(const Params& p, const std::string& variant, const Measu
   const double frac = t_roof / m.seconds;
   v.ratio = frac;
   const bool judged = (variant == info_.variants.front()) && info_.roof_probe.empty();
-  v.status = !judged ? "INFO" : (frac >= v.band_lo && frac <= v.band_hi ? "PASS" : "FAIL");
+  v.judge(judged);
   char buf[160];
   std::snprintf(buf, sizeof buf, "%s-bound, AI %.3g FLOP/B, %.1f%% of roof",
                 t_compute >= t_memory ? "compute" : "memory", c.intensity(), 100 * frac);
   v.note = buf;
   out.push_back(v);
+}
+
+Verdict exact_verdict(const std::string& technique, const std::string& variant, const Params& p,
+                      const std::string& quantity, const std::string& unit, double predicted, double measured,
+                      std::string note) {
+  Verdict v{technique, variant, p.label(), quantity, unit};
+  v.predicted = predicted;
+  v.measured = measured;
+  v.ratio = predicted != 0 ? measured / predicted : (measured == 0 ? 1 : INFINITY);
+  v.band_lo = v.band_hi = 1;
+  v.status = pass_if(measured == predicted);
+  v.note = std::move(note);
+  return v;
+}
+
+const char* to_string(Status s) {
+  switch (s) {
+    case Status::pass: return "PASS";
+    case Status::fail: return "FAIL";
+    case Status::info: break;
+  }
+  return "INFO";
+}
+
+Status parse_status(const std::string& word) {
+  for (Status s : {Status::pass, Status::fail, Status::info})
+    if (word == to_string(s)) return s;
+  throw InputError("verdict status '" + word + "' is not PASS, FAIL or INFO");
 }
 
 }  // namespace sp

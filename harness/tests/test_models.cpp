@@ -53,7 +53,7 @@ TEST(Models, RoofsFromProbesAndRooflineVerdict) {
   // The verdict uses the technique's own counts (2 M N K at M=N=K=100 -> 2e6).
   EXPECT_NEAR(g->predicted, 2e-3, 1e-9);
   EXPECT_NEAR(g->ratio, 0.5, 1e-9);
-  EXPECT_EQ(g->status, "PASS");  // gemm declares roof_min 0.25
+  EXPECT_EQ(g->status, sp::Status::pass);  // gemm declares roof_min 0.25
 }
 
 TEST(Models, FasterThanTheRoofFails) {
@@ -68,7 +68,7 @@ TEST(Models, FasterThanTheRoofFails) {
     if (v.technique == "gemm" && v.quantity == "roofline time") {
       found = true;
       EXPECT_NEAR(v.ratio, 2.0, 1e-9);
-      EXPECT_EQ(v.status, "FAIL");  // 200% of the roof: the counts or the roofs are wrong
+      EXPECT_EQ(v.status, sp::Status::fail);  // 200% of the roof: the counts or the roofs are wrong
     }
   EXPECT_TRUE(found);
 }
@@ -76,7 +76,7 @@ TEST(Models, FasterThanTheRoofFails) {
 TEST(Models, NonFiniteValuesReadBackAsNaN) {
   // A verdict whose prediction is NaN is written as null (JSON has no NaN) and
   // must read back, not abort the report; a null cv time is skipped.
-  sp::Verdict v{"gemm", "kokkos", "M=1", "q", "s", NAN, 1.0, NAN, 0.5, INFINITY, "INFO", ""};
+  sp::Verdict v{"gemm", "kokkos", "M=1", "q", "s", NAN, 1.0, NAN, 0.5, INFINITY, sp::Status::info, ""};
   auto back = sp::verdicts_from_json(sp::to_json(std::vector<sp::Verdict>{v}));
   ASSERT_EQ(back.size(), 1u);
   EXPECT_TRUE(std::isnan(back[0].predicted));
@@ -88,6 +88,31 @@ TEST(Models, NonFiniteValuesReadBackAsNaN) {
   auto m = sp::read_measurements(j);
   ASSERT_EQ(m.size(), 1u);
   EXPECT_DOUBLE_EQ(m[0].m.seconds, 10e-6);
+}
+
+TEST(Models, StatusIsWrittenAndReadAsItsWord) {
+  for (sp::Status st : {sp::Status::pass, sp::Status::fail, sp::Status::info}) {
+    sp::Verdict v{"gemm", "kokkos", "M=1", "q", "s", 1.0, 1.0, 1.0, 0.5, 2.0, st, ""};
+    const auto j = sp::to_json(std::vector<sp::Verdict>{v});
+    EXPECT_EQ(j[0]["status"], sp::to_string(st));
+    EXPECT_EQ(sp::verdicts_from_json(j)[0].status, st);
+  }
+  // A results file with any other word is bad input, not a silent INFO.
+  auto j = sp::to_json(std::vector<sp::Verdict>{sp::Verdict{"g", "k", "M=1", "q", "s"}});
+  j[0]["status"] = "pass";
+  EXPECT_THROW(sp::verdicts_from_json(j), sp::InputError);
+}
+
+TEST(Models, JudgeAppliesTheBandBothWays) {
+  sp::Verdict v{"g", "k", "M=1", "q", "s"};
+  v.band_lo = 0.5, v.band_hi = 1.15;
+  for (double r : {0.49, 0.5, 1.0, 1.15, 1.16}) {
+    v.ratio = r;
+    v.judge();
+    EXPECT_EQ(v.status, r >= 0.5 && r <= 1.15 ? sp::Status::pass : sp::Status::fail) << r;
+    v.judge(false);
+    EXPECT_EQ(v.status, sp::Status::info) << r;
+  }
 }
 
 TEST(Models, ThroughputVsBaselinePrefersCallsTimedInTurn) {
@@ -105,27 +130,27 @@ TEST(Models, ThroughputVsBaselinePrefersCallsTimedInTurn) {
   };
   const sp::Verdict loops = run(false), turns = run(true);
   EXPECT_NEAR(loops.ratio, 0.25, 1e-12);
-  EXPECT_EQ(loops.status, "FAIL");
+  EXPECT_EQ(loops.status, sp::Status::fail);
   EXPECT_NEAR(turns.ratio, 0.8, 1e-12);
-  EXPECT_EQ(turns.status, "PASS");
+  EXPECT_EQ(turns.status, sp::Status::pass);
   EXPECT_NE(turns.note.find("in turn"), std::string::npos);
 }
 
 TEST(Models, BandThatCannotFailIsInfoNotPass) {
-  auto verdict = [](double lo, double hi, const char* status) {
+  auto verdict = [](double lo, double hi, sp::Status status) {
     sp::Verdict v{"t", "kokkos", "N=1", "q", "x", 1.0, 0.3, 0.3, lo, hi, status, ""};
     return v;
   };
-  std::vector<sp::Verdict> vs = {verdict(0, INFINITY, "PASS"), verdict(-1, INFINITY, "PASS"),
-                                 verdict(0.25, INFINITY, "PASS"), verdict(0, 1.15, "PASS"),
-                                 verdict(0.5, INFINITY, "FAIL")};
+  std::vector<sp::Verdict> vs = {verdict(0, INFINITY, sp::Status::pass), verdict(-1, INFINITY, sp::Status::pass),
+                                 verdict(0.25, INFINITY, sp::Status::pass), verdict(0, 1.15, sp::Status::pass),
+                                 verdict(0.5, INFINITY, sp::Status::fail)};
   sp::demote_unfailable(vs);
-  EXPECT_EQ(vs[0].status, "INFO");
+  EXPECT_EQ(vs[0].status, sp::Status::info);
   EXPECT_NE(vs[0].note.find("not judged"), std::string::npos);
-  EXPECT_EQ(vs[1].status, "INFO");
-  EXPECT_EQ(vs[2].status, "PASS");  // can fail below 0.25
-  EXPECT_EQ(vs[3].status, "PASS");  // can fail above 1.15
-  EXPECT_EQ(vs[4].status, "FAIL");
+  EXPECT_EQ(vs[1].status, sp::Status::info);
+  EXPECT_EQ(vs[2].status, sp::Status::pass);  // can fail below 0.25
+  EXPECT_EQ(vs[3].status, sp::Status::pass);  // can fail above 1.15
+  EXPECT_EQ(vs[4].status, sp::Status::fail);
 }
 
 TEST(Models, JudgeNeverPassesAnUnfailableBand) {
@@ -140,7 +165,7 @@ TEST(Models, JudgeNeverPassesAnUnfailableBand) {
     if (v.technique == "fp16_underflow" && v.quantity == "roofline time") {
       found = true;
       EXPECT_TRUE(sp::band_cannot_fail(v));
-      EXPECT_EQ(v.status, "INFO");
+      EXPECT_EQ(v.status, sp::Status::info);
     }
   EXPECT_TRUE(found);
 }

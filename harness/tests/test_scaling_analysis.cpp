@@ -34,7 +34,7 @@ TEST(ScalingAnalysis, StrongFitIgnoresOversubscribedPoints) {
   EXPECT_NEAR(a.fits[0]["points"][2]["ratio_to_law"].get<double>(), 1, 1e-12);
   EXPECT_NEAR(a.fits[0]["points"][3]["ratio_to_law"].get<double>(), (1 / 5.0) / (1 / (0.1 + 0.9 / 8)), 1e-12);
   EXPECT_EQ(a.fits[0]["karp_flatt_trend"]["trend"], "constant");
-  EXPECT_EQ(series_verdict(a)->status, "PASS") << series_verdict(a)->note;
+  EXPECT_EQ(series_verdict(a)->status, sp::Status::pass) << series_verdict(a)->note;
   for (auto& v : a.verdicts) EXPECT_NE(v.quantity, "speedup at 8 ranks");
 }
 
@@ -42,9 +42,9 @@ TEST(ScalingAnalysis, PointOffTheLawFails) {
   // 1, 2, 4 on Amdahl f = 0.9, then 8 ranks taking twice the law's time: outside +-10%.
   const double t8 = (0.1 + 0.9 / 8) * 2.0;
   auto a = sp::analyse_sweep(sweep("strong", {{1, 1.0, false}, {2, 0.55, false}, {4, 0.325, false}, {8, t8, false}}));
-  EXPECT_EQ(series_verdict(a)->status, "FAIL");
+  EXPECT_EQ(series_verdict(a)->status, sp::Status::fail);
   int failed = 0;
-  for (auto& v : a.verdicts) failed += v.status == "FAIL";
+  for (auto& v : a.verdicts) failed += v.status == sp::Status::fail;
   EXPECT_GE(failed, 2);  // at least the 8-rank point and the series
   EXPECT_EQ(a.fits[0]["karp_flatt_trend"]["trend"], "growing");
 }
@@ -52,13 +52,13 @@ TEST(ScalingAnalysis, PointOffTheLawFails) {
 TEST(ScalingAnalysis, TwoPointsAreAnExactFitNotJudged) {
   auto a = sp::analyse_sweep(sweep("strong", {{1, 1.0, false}, {2, 0.6, false}, {3, 0.9, true}}));
   EXPECT_NEAR(a.fits[0]["amdahl"]["f"].get<double>(), 0.8, 1e-12);
-  EXPECT_EQ(series_verdict(a)->status, "INFO");
+  EXPECT_EQ(series_verdict(a)->status, sp::Status::info);
   // A slowdown is still a failure: no Amdahl law has time growing with N.
   auto slow = sp::analyse_sweep(sweep("strong", {{1, 1.0, false}, {2, 1.3, false}}));
-  EXPECT_EQ(series_verdict(slow)->status, "FAIL");
+  EXPECT_EQ(series_verdict(slow)->status, sp::Status::fail);
   EXPECT_LT(slow.fits[0]["amdahl"]["f"].get<double>(), 0);
   auto one = sp::analyse_sweep(sweep("strong", {{1, 1.0, false}, {2, 1.3, true}}));
-  EXPECT_EQ(series_verdict(one)->status, "INFO");
+  EXPECT_EQ(series_verdict(one)->status, sp::Status::info);
 }
 
 TEST(ScalingAnalysis, WeakFitsGustafson) {
@@ -68,5 +68,5 @@ TEST(ScalingAnalysis, WeakFitsGustafson) {
   auto a = sp::analyse_sweep(sweep("weak", pts));
   EXPECT_NEAR(a.fits[0]["gustafson"]["f"].get<double>(), 0.8, 1e-12);
   EXPECT_NEAR(a.fits[0]["points"][2]["speedup"].get<double>(), 0.2 + 0.8 * 4, 1e-12);
-  EXPECT_EQ(series_verdict(a)->status, "PASS") << series_verdict(a)->note;
+  EXPECT_EQ(series_verdict(a)->status, sp::Status::pass) << series_verdict(a)->note;
 }

@@ -277,9 +277,4 @@ MessageShape message_shape(const Algorithm& a, int p, size_t count, size_t elt) 
   return a.message(p, count, elt, a.cycle);
 }
 
-double predict_seconds(const std::string& coll, const std::string& algo, int p, double n, const AlphaBetaGamma& m) {
-  const Algorithm* a = find_algorithm(coll_info(coll).id, algo);
-  return a ? predict_seconds(*a, p, n, m) : NAN;
-}
-
 }  // namespace sp::coll

@@ -31,11 +31,6 @@ inline double ceil_log2(int p) {
   return l;
 }
 
-// Predicted seconds of one call of the algorithm `algo` of the collective
-// `coll` (names as in the tables of collective.cpp and algorithms.cpp; the
-// record's cost model, 0 at p = 1); NaN when there is no model.
-double predict_seconds(const std::string& coll, const std::string& algo, int p, double n, const AlphaBetaGamma& m);
-
 // How an algorithm's steps use the links, so alpha and beta are calibrated
 // on the same pattern (calibrate.hpp): ring, Rabenseifner and recursive
 // doubling steps are exchanges (each rank sends and receives at once);

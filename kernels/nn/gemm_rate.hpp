@@ -66,7 +66,7 @@ inline void append_gemm_rate_verdict(const Info& info, const Params& p, const st
   v.band_lo = kGemmRateMin;
   v.band_hi = INFINITY;
   const bool judge = judged && m.ranks == 1;
-  v.status = !judge ? "INFO" : (v.ratio >= v.band_lo ? "PASS" : "FAIL");
+  v.judge(judge);
   char buf[200];
   std::snprintf(buf, sizeof buf, "%.3g GFLOP/s vs the project's GEMM at the same shapes %.3g GFLOP/s%s",
                 v.measured * 1e-9, v.predicted * 1e-9, judge ? "" : " (reported: not judged for this case)");

@@ -68,7 +68,7 @@ sp::Verdict make(const sp::Info& info, const std::string& label, const Algorithm
 
 void band(sp::Verdict& v, double lo, double hi, bool judged, const std::string& why_not) {
   v.band_lo = lo, v.band_hi = hi;
-  v.status = !judged ? "INFO" : (v.ratio >= lo && v.ratio <= hi ? "PASS" : "FAIL");
+  v.judge(judged);
   if (!judged) v.note = why_not;
 }
 

@@ -68,14 +68,6 @@ Verdict row(const std::string& tech, const std::string& variant, const Params& p
   return v;
 }
 
-// Counts are integers: equal or wrong.
-Verdict exact(Verdict v, const std::string& note) {
-  v.band_lo = v.band_hi = 1;
-  v.status = v.measured == v.predicted ? "PASS" : "FAIL";
-  v.note = note;
-  return v;
-}
-
 }  // namespace
 
 template <class T>
@@ -272,7 +264,7 @@ void ConvTechnique<T>::predict(const Params& p, const std::string& variant, cons
     Verdict v = row(info_.name, variant, p, "roofline time", "s", std::max(t_c, t_m), m.seconds);
     v.ratio = v.predicted / m.seconds;  // fraction of the roof reached
     v.band_lo = info_.tol.roof_min, v.band_hi = info_.tol.roof_max;
-    v.status = !first ? "INFO" : (v.ratio >= v.band_lo && v.ratio <= v.band_hi ? "PASS" : "FAIL");
+    v.judge(first);
     char buf[160];
     std::snprintf(buf, sizeof buf, "%s-bound, AI %.3g FLOP/B, %.1f%% of roof", t_c >= t_m ? "compute" : "memory",
                   c.intensity(), 100 * v.ratio);
@@ -286,15 +278,15 @@ void ConvTechnique<T>::predict(const Params& p, const std::string& variant, cons
   const Prediction pr = d.predict(p);
   const auto cnt = [&](const char* k) { return m.counters.count(k) ? m.counters.at(k) : -1.0; };
   if (pr.params >= 0)
-    out.push_back(exact(row(info_.name, variant, p, "parameters", "", pr.params, cnt("params")),
-                        "allocated weights+biases vs closed form (" + info_.source + ")"));
+    out.push_back(exact_verdict(info_.name, variant, p, "parameters", "", pr.params, cnt("params"),
+                                "allocated weights+biases vs closed form (" + info_.source + ")"));
   if (pr.macs >= 0)
-    out.push_back(exact(row(info_.name, variant, p, "conv FLOPs", "FLOP", 2 * pr.macs, cnt("conv_flops")),
-                        "2 x MACs of the built layers vs closed form"));
+    out.push_back(exact_verdict(info_.name, variant, p, "conv FLOPs", "FLOP", 2 * pr.macs, cnt("conv_flops"),
+                                "2 x MACs of the built layers vs closed form"));
   if (pr.rf > 0) {
-    Verdict v = exact(row(info_.name, variant, p, "receptive field", "px", pr.rf, cnt("rf_h")),
-                      "composed layer by layer vs 1 + n(k-1); cols " + std::to_string(int(cnt("rf_w"))));
-    if (cnt("rf_w") != pr.rf) v.status = "FAIL";
+    Verdict v = exact_verdict(info_.name, variant, p, "receptive field", "px", pr.rf, cnt("rf_h"),
+                              "composed layer by layer vs 1 + n(k-1); cols " + std::to_string(int(cnt("rf_w"))));
+    if (cnt("rf_w") != pr.rf) v.status = sp::Status::fail;
     out.push_back(v);
   }
   // The replaced structure (defs[1]) against the block (defs[0]).
@@ -305,7 +297,7 @@ void ConvTechnique<T>::predict(const Params& p, const std::string& variant, cons
     Verdict v = row(info_.name, variant, p, "parameter ratio " + variant + "/" + a, "x", decl_.ratio.params_ratio(p),
                     pb->second / pa->second);
     v.band_lo = 1 - info_.tol.prediction_rel, v.band_hi = 1 + info_.tol.prediction_rel;
-    v.status = v.ratio >= v.band_lo && v.ratio <= v.band_hi ? "PASS" : "FAIL";
+    v.judge();
     v.note = "counted ratio vs " + decl_.ratio.formula;
     out.push_back(v);
   }
@@ -314,7 +306,7 @@ void ConvTechnique<T>::predict(const Params& p, const std::string& variant, cons
     const Net na = decl_.defs[0].build(p);
     const double fa = counts_of(na).flops, fb = c.flops;
     Verdict v = row(info_.name, variant, p, "time ratio " + variant + "/" + a, "x", fb / fa, tr->second);
-    v.status = "INFO";  // the FLOP ratio is what the structure saves; the time ratio is what a machine gives
+    v.status = sp::Status::info;  // the FLOP ratio is what the structure saves; the time ratio is what a machine gives
     v.band_lo = 0, v.band_hi = INFINITY;
     char buf[200];
     std::snprintf(buf, sizeof buf,

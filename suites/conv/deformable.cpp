@@ -310,12 +310,7 @@ class ConvDeformable : public sp::Technique {
     const Shape s = shape_of(p);
     const auto& c = m.counters;
     auto exact = [&](const std::string& q, double predicted, double counted, const std::string& note) {
-      sp::Verdict v{info_.name, variant, p.label(), q, ""};
-      v.predicted = predicted, v.measured = counted, v.ratio = counted / predicted;
-      v.band_lo = v.band_hi = 1;  // counted vs closed form: exact
-      v.status = counted == predicted ? "PASS" : "FAIL";
-      v.note = note;
-      out.push_back(v);
+      out.push_back(sp::exact_verdict(info_.name, variant, p, q, "", predicted, counted, note));
     };
     if (variant != "deform" && c.count("params"))
       exact("parameters", double(s.O) * s.C * s.k * s.k, c.at("params"), "O C k^2: the standard conv's weights");
@@ -339,7 +334,7 @@ class ConvDeformable : public sp::Technique {
         if (balance <= 0) continue;
         sp::Verdict v{info_.name, variant, p.label(), std::string("intensity / machine balance, ") + comp.name, "x"};
         v.predicted = comp.flops / comp.bytes, v.measured = balance, v.ratio = v.predicted / balance;
-        v.band_lo = 0, v.band_hi = INFINITY, v.status = "INFO";
+        v.band_lo = 0, v.band_hi = INFINITY, v.status = sp::Status::info;
         char buf[160];
         std::snprintf(buf, sizeof buf, "%s: %.3g FLOP/B vs balance %.3g FLOP/B: %s; MAC %.4g B", comp.name, v.predicted,
                       balance, v.ratio < 1 ? "memory-bound" : "compute-bound", comp.bytes);
@@ -361,7 +356,7 @@ class ConvDeformable : public sp::Technique {
                                      machine.bandwidth > 0 ? bytes / machine.bandwidth : 0.0);
       sp::Verdict v{info_.name, variant, p.label(), "standard conv roofline position", "fraction"};
       v.predicted = t_roof, v.measured = m.seconds, v.ratio = t_roof > 0 ? t_roof / m.seconds : 0;
-      v.band_lo = 0, v.band_hi = INFINITY, v.status = "INFO";
+      v.band_lo = 0, v.band_hi = INFINITY, v.status = sp::Status::info;
       char buf[160];
       std::snprintf(buf, sizeof buf, "AI %.3g FLOP/B; %.1f%% of the attainable rate", flops_standard(s) / bytes,
                     100 * v.ratio);

@@ -40,7 +40,7 @@ inline Verdict dp_verdict(const std::string& name, const Params& p, const std::s
     v.ratio = measured == 0 ? 1 : INFINITY;
     v.band_lo = v.band_hi = 1;
   }
-  v.status = v.ratio >= v.band_lo && v.ratio <= v.band_hi ? "PASS" : "FAIL";
+  v.judge();
   v.note = std::move(note);
   return v;
 }
@@ -130,7 +130,7 @@ inline void append_dp_verdicts(const std::string& name, const Params& prm, const
       dp_verdict(name, prm, variant, "model states vs (P+G+K) formula", cost.total(),
                  counter("peak_params") + counter("peak_grads") + counter("peak_optim") + counter("peak_host_optim"), 0,
                  0, "sum of category peaks incl. transients; fp32 convention 4+4+8 B/param");
-  total.status = "INFO";
+  total.status = sp::Status::info;
   out.push_back(total);
   if (m.counters.count("t_ovrl_s")) {
     const double overlap = imb_nbc_overlap_pct(counter("t_pure_comm_s"), counter("t_cpu_s"), counter("t_ovrl_s"));
@@ -139,7 +139,7 @@ inline void append_dp_verdicts(const std::string& name, const Params& prm, const
     o.measured = overlap;
     o.ratio = overlap / 100;
     o.band_lo = 0, o.band_hi = 1;
-    o.status = "INFO";
+    o.status = sp::Status::info;
     char note[160];
     std::snprintf(note, sizeof note, "t_pure %.3g ms, t_cpu %.3g ms, t_ovrl %.3g ms", 1e3 * counter("t_pure_comm_s"),
                   1e3 * counter("t_cpu_s"), 1e3 * counter("t_ovrl_s"));

@@ -129,7 +129,7 @@ class DpTrain : public sp::Technique {
     // mostly communication and waiting, which the roofline does not model.
     const size_t first = out.size();
     Technique::predict(p, variant, m, machine, out);
-    for (size_t i = first; i < out.size(); ++i) out[i].status = "INFO";
+    for (size_t i = first; i < out.size(); ++i) out[i].status = sp::Status::info;
     append_dp_verdicts(info_.name, p, shape_of(p), bucket_elems(p), variant, m, out);
     sp::nn::append_gemm_rate_verdict(info_, p, variant, counts(p, m.ranks).flops, m, true, out);
   }

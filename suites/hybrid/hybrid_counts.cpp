@@ -76,21 +76,13 @@ void append_hybrid_verdicts(const std::string& name, const Params& p, const std:
     return it == m.counters.end() ? 0.0 : it->second;
   };
   for (size_t k = 0; k < pr.names.size(); ++k) {
-    Verdict v{name, variant, p.label(), kQuantities[k], k < 9 ? "bytes" : "count"};
-    v.predicted = pr.values[k], v.measured = counter(pr.names[k]);
-    v.ratio = v.predicted > 0 ? v.measured / v.predicted : (v.measured == 0 ? 1 : INFINITY);
-    v.band_lo = v.band_hi = 1;
-    v.status = v.measured == v.predicted ? "PASS" : "FAIL";
-    v.note = "rank 0: counted from the step's objects and transports vs kernels/hybrid/cost_model.cpp";
-    out.push_back(v);
+    out.push_back(
+        exact_verdict(name, variant, p, kQuantities[k], k < 9 ? "bytes" : "count", pr.values[k], counter(pr.names[k]),
+                      "rank 0: counted from the step's objects and transports vs kernels/hybrid/cost_model.cpp"));
   }
-  Verdict all{name, variant, p.label(), "ranks whose counts differ from the prediction", "ranks"};
-  all.predicted = 0, all.measured = counter("ranks_with_count_mismatch");
-  all.ratio = all.measured == 0 ? 1 : INFINITY;
-  all.band_lo = all.band_hi = 1;
-  all.status = all.measured == 0 ? "PASS" : "FAIL";
-  all.note = "every rank compares each counted quantity with its own prediction";
-  out.push_back(all);
+  out.push_back(exact_verdict(name, variant, p, "ranks whose counts differ from the prediction", "ranks", 0,
+                              counter("ranks_with_count_mismatch"),
+                              "every rank compares each counted quantity with its own prediction"));
   // The pipeline bubble: predicted (schedule.hpp) and 1 - busy / step time (reported).
   const double steps = double(p.i("steps"));
   Verdict b{name, variant, p.label(), "pipeline bubble fraction", "fraction"};
@@ -99,13 +91,13 @@ void append_hybrid_verdicts(const std::string& name, const Params& p, const std:
   b.measured = step_s > 0 ? std::max(0.0, 1 - busy / step_s) : 0;
   b.ratio = b.predicted > 0 ? b.measured / b.predicted : 1;
   b.band_lo = 0, b.band_hi = INFINITY;
-  b.status = "INFO";
+  b.status = sp::Status::info;
   b.note = "measured: 1 - (time in F/B operations, receive waits excluded, max over ranks) / step time";
   out.push_back(b);
   Verdict f{name, variant, p.label(), "step FLOP/s", "FLOP/s"};
   f.predicted = 0;
   f.measured = m.seconds > 0 ? steps * predict_flops(model, l, 0) / m.seconds : 0;
-  f.ratio = 1, f.band_lo = 0, f.band_hi = INFINITY, f.status = "INFO";
+  f.ratio = 1, f.band_lo = 0, f.band_hi = INFINITY, f.status = sp::Status::info;
   f.note = "per rank: the step's GEMM FLOPs (cost_model predict_flops) over the measured time";
   out.push_back(f);
 }

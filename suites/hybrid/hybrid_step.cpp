@@ -154,7 +154,7 @@ class HybridStepTechnique : public sp::Technique {
                std::vector<sp::Verdict>& out) const override {
     const size_t first = out.size();
     Technique::predict(p, variant, m, machine, out);
-    for (size_t i = first; i < out.size(); ++i) out[i].status = "INFO";
+    for (size_t i = first; i < out.size(); ++i) out[i].status = sp::Status::info;
     append_hybrid_verdicts(info_.name, p, variant, m, out);
     sp::nn::append_gemm_rate_verdict(info_, p, variant, counts(p, m.ranks).flops, m, true, out);
   }

@@ -62,19 +62,4 @@ inline double counter_or_zero(const sp::Measurement& m, const std::string& name)
   return it == m.counters.end() ? 0.0 : it->second;
 }
 
-// A verdict on a quantity counted exactly (messages, bytes, elements):
-// passes only when measured == predicted.
-inline sp::Verdict exact_verdict(const sp::Info& info, const sp::Params& p, const std::string& variant,
-                                 const std::string& quantity, const std::string& unit, double predicted,
-                                 double measured, const std::string& note) {
-  sp::Verdict v{info.name, variant, p.label(), quantity, unit};
-  v.predicted = predicted;
-  v.measured = measured;
-  v.ratio = predicted != 0 ? measured / predicted : (measured == 0 ? 1.0 : 0.0);
-  v.band_lo = v.band_hi = 1.0;
-  v.status = measured == predicted ? "PASS" : "FAIL";
-  v.note = note;
-  return v;
-}
-
 }  // namespace sp::mp

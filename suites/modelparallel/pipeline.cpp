@@ -158,7 +158,7 @@ void Pipeline::predict(const sp::Params& params, const std::string& variant, con
   b.ratio = b.predicted > 0 ? b.measured / b.predicted : 0;
   b.band_lo = kBubbleLo, b.band_hi = kBubbleHi;
   const bool judged = p > 1 && !oversubscribed && !degenerate;
-  b.status = !judged ? "INFO" : (b.ratio >= b.band_lo && b.ratio <= b.band_hi ? "PASS" : "FAIL");
+  b.judge(judged);
   b.note = ps + (oversubscribed ? "; oversubscribed: not judged" : "") +
            (degenerate ? "; m == p: Megatron runs every forward first, formula not applicable" : "") +
            (p == 1 ? "; one stage has no bubble" : "");
@@ -173,7 +173,7 @@ void Pipeline::predict(const sp::Params& params, const std::string& variant, con
   rb.measured = counter("bubble_replay");
   rb.ratio = rb.predicted > 0 ? rb.measured / rb.predicted : 0;
   rb.band_lo = kBubbleLo, rb.band_hi = kBubbleHi;
-  rb.status = "INFO";
+  rb.status = sp::Status::info;
   char buf[160];
   std::snprintf(buf, sizeof buf, "%s; measured %.4f: the rest is waiting on messages and for the CPU", ps.c_str(),
                 b.measured);
@@ -185,40 +185,40 @@ void Pipeline::predict(const sp::Params& params, const std::string& variant, con
   for (int i = 0; i < p; ++i) {
     const std::string r = "_r" + std::to_string(i), rs = ps + ", rank " + std::to_string(i);
     const int peak = sp::mp::predicted_peak_stash(kind_, p, c.m, c.v, i);
-    out.push_back(sp::mp::exact_verdict(info_, params, variant, "peak activation sets, rank " + std::to_string(i),
-                                        "(mb,chunk)", peak, counter("peak_stash" + r),
-                                        rs + (kind_ == ScheduleKind::gpipe         ? "; GPipe: m"
-                                              : kind_ == ScheduleKind::one_f_one_b ? "; 1F1B: min(p-i, m)"
-                                                                                   : "; min(2(p-i-1)+(v-1)p+1, mv)")));
+    out.push_back(sp::exact_verdict(info_.name, variant, params, "peak activation sets, rank " + std::to_string(i),
+                                    "(mb,chunk)", peak, counter("peak_stash" + r),
+                                    rs + (kind_ == ScheduleKind::gpipe         ? "; GPipe: m"
+                                          : kind_ == ScheduleKind::one_f_one_b ? "; 1F1B: min(p-i, m)"
+                                                                               : "; min(2(p-i-1)+(v-1)p+1, mv)")));
     if (uniform)
-      out.push_back(sp::mp::exact_verdict(info_, params, variant, "peak activation elements, rank " + std::to_string(i),
-                                          "elements", peak * 2.0 * (c.layers / (p * c.v)) * c.act_elems(),
-                                          counter("peak_stash_elems" + r), rs + "; sets x layers/chunk x (x, z)"));
+      out.push_back(sp::exact_verdict(info_.name, variant, params,
+                                      "peak activation elements, rank " + std::to_string(i), "elements",
+                                      peak * 2.0 * (c.layers / (p * c.v)) * c.act_elems(),
+                                      counter("peak_stash_elems" + r), rs + "; sets x layers/chunk x (x, z)"));
     const long long msgs = sp::mp::predicted_messages_sent(p, c.m, c.v, i);
     total_msgs += msgs;
-    out.push_back(sp::mp::exact_verdict(info_, params, variant, "p2p messages sent, rank " + std::to_string(i), "msgs",
-                                        msgs, counter("msgs_sent" + r), rs));
-    out.push_back(sp::mp::exact_verdict(info_, params, variant, "p2p bytes sent, rank " + std::to_string(i), "B",
-                                        msgs * 8.0 * c.act_elems(), counter("bytes_sent" + r),
-                                        rs + "; b h x 8 B each"));
+    out.push_back(sp::exact_verdict(info_.name, variant, params, "p2p messages sent, rank " + std::to_string(i), "msgs",
+                                    msgs, counter("msgs_sent" + r), rs));
+    out.push_back(sp::exact_verdict(info_.name, variant, params, "p2p bytes sent, rank " + std::to_string(i), "B",
+                                    msgs * 8.0 * c.act_elems(), counter("bytes_sent" + r), rs + "; b h x 8 B each"));
     double params_i = 0;
     for (int ch = i; ch < p * c.v; ch += p) params_i += sp::mp::chunk_layers(c.layers, p * c.v, ch).count;
-    out.push_back(sp::mp::exact_verdict(info_, params, variant, "parameters, rank " + std::to_string(i), "elements",
-                                        params_i * c.h * c.h, counter("param_elems" + r), rs + "; its layers x h^2"));
+    out.push_back(sp::exact_verdict(info_.name, variant, params, "parameters, rank " + std::to_string(i), "elements",
+                                    params_i * c.h * c.h, counter("param_elems" + r), rs + "; its layers x h^2"));
   }
   if (p > 1) {
     // v-fold communication: all messages relative to the plain pipeline's 2 m (p-1).
     double measured = 0;
     for (int i = 0; i < p; ++i) measured += counter("msgs_sent_r" + std::to_string(i));
-    out.push_back(sp::mp::exact_verdict(info_, params, variant, "p2p messages vs v=1 pipeline", "x",
-                                        (p * c.v - 1.0) / (p - 1), measured / (2.0 * c.m * (p - 1)),
-                                        ps + "; (pv-1)/(p-1), about v"));
+    out.push_back(sp::exact_verdict(info_.name, variant, params, "p2p messages vs v=1 pipeline", "x",
+                                    (p * c.v - 1.0) / (p - 1), measured / (2.0 * c.m * (p - 1)),
+                                    ps + "; (pv-1)/(p-1), about v"));
   }
   if (kind_ == ScheduleKind::interleaved && c.m * c.v > 2 * (p - 1) + (c.v - 1) * p && c.m != p) {
     // docs/modelparallel.md: interleaving holds 1 + (p-1)/(p v) times 1F1B's activations (rank 0: p stages' worth).
-    out.push_back(sp::mp::exact_verdict(info_, params, variant, "rank 0 activations in 1F1B stage units", "stages",
-                                        p * (1 + (p - 1.0) / (p * c.v)), counter("peak_stash_r0") / c.v,
-                                        ps + "; p (1 + (p-1)/(p v))"));
+    out.push_back(sp::exact_verdict(info_.name, variant, params, "rank 0 activations in 1F1B stage units", "stages",
+                                    p * (1 + (p - 1.0) / (p * c.v)), counter("peak_stash_r0") / c.v,
+                                    ps + "; p (1 + (p-1)/(p v))"));
   }
 }
 

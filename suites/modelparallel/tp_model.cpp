@@ -266,15 +266,16 @@ void tp_verdicts(const Info& info, TpKind k, const Params& p, const std::string&
   const TpPrediction pr = tp_predict(k, sh, t);
   auto counter = [&](const char* name) { return counter_or_zero(m, name); };
   const std::string ts = "t=" + std::to_string(t);
-  out.push_back(exact_verdict(info, p, variant, "all-reduces forward per call", "calls", pr.allreduce_fwd,
-                              counter("allreduce_fwd"), ts + "; Megatron g operator after row-parallel layers"));
-  out.push_back(exact_verdict(info, p, variant, "all-reduces backward per call", "calls", pr.allreduce_bwd,
-                              counter("allreduce_bwd"), ts + "; Megatron f operator before column-parallel layers"));
-  out.push_back(exact_verdict(info, p, variant, "all-reduce bytes sent, all ranks", "B", pr.bytes_all_ranks,
-                              counter("allreduce_bytes_sent_all_ranks"),
-                              ts + "; ring: 2(t-1)/t x n h x 8 B per call and rank"));
-  out.push_back(exact_verdict(info, p, variant, "parameters per rank", "elements", pr.param_elems,
-                              counter("param_elems_max_rank"), ts + "; split weights / t, no biases"));
+  out.push_back(sp::exact_verdict(info.name, variant, p, "all-reduces forward per call", "calls", pr.allreduce_fwd,
+                                  counter("allreduce_fwd"), ts + "; Megatron g operator after row-parallel layers"));
+  out.push_back(sp::exact_verdict(info.name, variant, p, "all-reduces backward per call", "calls", pr.allreduce_bwd,
+                                  counter("allreduce_bwd"),
+                                  ts + "; Megatron f operator before column-parallel layers"));
+  out.push_back(sp::exact_verdict(info.name, variant, p, "all-reduce bytes sent, all ranks", "B", pr.bytes_all_ranks,
+                                  counter("allreduce_bytes_sent_all_ranks"),
+                                  ts + "; ring: 2(t-1)/t x n h x 8 B per call and rank"));
+  out.push_back(sp::exact_verdict(info.name, variant, p, "parameters per rank", "elements", pr.param_elems,
+                                  counter("param_elems_max_rank"), ts + "; split weights / t, no biases"));
   std::string note = ts + "; counted tensors kept for backward";
   if (k == TpKind::layer) {
     char buf[200];
@@ -283,8 +284,8 @@ void tp_verdicts(const Info& info, TpKind k, const Params& p, const std::string&
                   2 * pr.stash_elems, pr.korthikanti_bytes);
     note += buf;
   }
-  out.push_back(exact_verdict(info, p, variant, "activations kept per rank", "elements", pr.stash_elems,
-                              counter("stash_elems_max_rank"), note));
+  out.push_back(sp::exact_verdict(info.name, variant, p, "activations kept per rank", "elements", pr.stash_elems,
+                                  counter("stash_elems_max_rank"), note));
   nn::append_gemm_rate_verdict(info, p, variant, tp_flops(k, sh) / t, m, true, out);
 }
 

@@ -170,7 +170,7 @@ class AmpMlp : public sp::Technique {
     v.measured = it->second;
     v.ratio = v.measured / v.predicted;
     v.band_lo = 0, v.band_hi = 1;
-    v.status = v.ratio <= 1 ? "PASS" : "FAIL";
+    v.status = sp::pass_if(v.ratio <= 1);
     v.note = "max over steps; " + std::to_string(int(m.counters.at("skipped_steps"))) +
              " skipped step(s), final scale " + std::to_string(m.counters.at("final_scale"));
     out.push_back(v);

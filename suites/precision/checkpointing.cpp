@@ -173,12 +173,7 @@ class Checkpointing : public sp::Technique {
     const bool keep = variant == "keep_all";
     const auto mm = predict_memory(p.i("n"), p.i("s"), keep ? 0 : p.i("k"));
     auto exact = [&](const char* what, double pred, double meas, const std::string& note) {
-      sp::Verdict v{info_.name, variant, p.label(), what, "buffers"};
-      v.predicted = pred, v.measured = meas, v.ratio = pred > 0 ? meas / pred : 0;
-      v.band_lo = v.band_hi = 1;
-      v.status = meas == pred ? "PASS" : "FAIL";
-      v.note = note;
-      out.push_back(v);
+      out.push_back(sp::exact_verdict(info_.name, variant, p, what, "buffers", pred, meas, note));
     };
     char buf[160];
     std::snprintf(buf, sizeof buf, "%.0f KiB per buffer: n*s -> n/k",
@@ -194,7 +189,7 @@ class Checkpointing : public sp::Technique {
     const double t = m.counters.at("t_schedule");  // timed interleaved with the model's inputs
     v.predicted = pred, v.measured = t, v.ratio = t / pred;
     v.band_lo = 1 - info_.tol.prediction_rel, v.band_hi = 1 + info_.tol.prediction_rel;
-    v.status = v.ratio >= v.band_lo && v.ratio <= v.band_hi ? "PASS" : "FAIL";
+    v.judge();
     std::snprintf(buf, sizeof buf, "keep-all %.3g s + %.0f/%.0f of a %.3g s forward; extra measured %.1f%%",
                   m.counters.at("t_keep_all"), double(mm.recomputed_layers), L, m.counters.at("t_forward"),
                   100 * (t / m.counters.at("t_keep_all") - 1));

@@ -188,7 +188,7 @@ class Fp16Underflow : public sp::Technique {
     // The rule is exact for pure fp16; for masters the fp32 accumulation of the
     // updates can move a value across a boundary the rule puts it just short of.
     v.band_lo = 0.99, v.band_hi = 1.01;
-    v.status = v.ratio >= v.band_lo && v.ratio <= v.band_hi ? "PASS" : "FAIL";
+    v.judge();
     char buf[200];
     std::snprintf(buf, sizeof buf, "%.0f of %.0f fp16 weights changed (%.0f updates below half an fp16 ulp)",
                   v.measured, m.counters.at("params"), m.counters.at("updates_below_half_ulp"));

@@ -241,9 +241,9 @@ class Int8Gemm : public sp::Technique {
       if (p.s("outliers") == "1") {
         // One scale per tensor loses most of the resolution on outlier channels: judged as >= 10x more error.
         v.band_lo = 10, v.band_hi = INFINITY;
-        v.status = v.ratio >= v.band_lo ? "PASS" : "FAIL";
+        v.status = sp::pass_if(v.ratio >= v.band_lo);
       } else {
-        v.band_lo = 0, v.band_hi = INFINITY, v.status = "INFO";
+        v.band_lo = 0, v.band_hi = INFINITY, v.status = sp::Status::info;
       }
       out.push_back(v);
     }
@@ -253,7 +253,7 @@ class Int8Gemm : public sp::Technique {
         v.predicted = 1, v.measured = v.ratio = c.at(base) / c.at("t_int8");
         v.band_lo = 0, v.band_hi = INFINITY;
         // Not judged: portable Kokkos code gets no int8 dot-product instructions (VNNI, DP4A).
-        v.status = "INFO";
+        v.status = sp::Status::info;
         v.note = "fp32 time / int8 time (median of 5, timings noisy on a shared machine)";
         out.push_back(v);
       }

@@ -269,12 +269,8 @@ class LowbitGemm : public sp::Technique {
     Technique::predict(p, variant, m, machine, out);
     const auto& c = m.counters;
     if (variant == "lowbit" && c.count("weight_bytes_counted")) {
-      sp::Verdict v{info_.name, variant, p.label(), "weight bytes", "B"};
-      v.predicted = weight_bytes(p);
-      v.measured = c.at("weight_bytes_counted");
-      v.ratio = v.measured / v.predicted;
-      v.band_lo = v.band_hi = 1;  // counted vs closed form: exact
-      v.status = v.measured == v.predicted ? "PASS" : "FAIL";
+      sp::Verdict v =
+          sp::exact_verdict(info_.name, variant, p, "weight bytes", "B", weight_bytes(p), c.at("weight_bytes_counted"));
       char buf[160];
       std::snprintf(buf, sizeof buf, "%.2fx smaller than fp32 weights (4NK = %.0f B)",
                     4.0 * p.i("N") * p.i("K") / v.measured, 4.0 * p.i("N") * p.i("K"));
@@ -289,7 +285,7 @@ class LowbitGemm : public sp::Technique {
       v.measured = c.at(curve_key(cp));
       v.ratio = v.measured / v.predicted;
       v.band_lo = 0, v.band_hi = INFINITY;
-      v.status = "INFO";  // the curve is reported; the model assumes uniform data and group max = a
+      v.status = sp::Status::info;  // the curve is reported; the model assumes uniform data and group max = a
       v.note = "||W~ - W||_F / ||W||_F vs the uniform-data model (docs/compression.md)";
       out.push_back(v);
     }

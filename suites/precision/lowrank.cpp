@@ -190,12 +190,7 @@ class LowRankLayer : public sp::Technique {
     const auto& c = m.counters;
     const double B = p.i("B"), M = p.i("M"), N = p.i("N");
     auto exact = [&](const std::string& q, double predicted, double counted, const std::string& note) {
-      sp::Verdict v{info_.name, variant, p.label(), q, ""};
-      v.predicted = predicted, v.measured = counted, v.ratio = counted / predicted;
-      v.band_lo = v.band_hi = 1;  // counted vs closed form: exact
-      v.status = counted == predicted ? "PASS" : "FAIL";
-      v.note = note;
-      out.push_back(v);
+      out.push_back(sp::exact_verdict(info_.name, variant, p, q, "", predicted, counted, note));
     };
     if (!c.count("params_counted")) return;
     const int r = int(p.i("r"));
@@ -213,7 +208,7 @@ class LowRankLayer : public sp::Technique {
       // Judged: the deviation over its derived bound (check()'s rule) must be <= 1.
       v.ratio = std::fabs(v.measured - v.predicted) / c.at("ey_bound" + tag);
       v.band_lo = 0, v.band_hi = 1;
-      v.status = v.ratio <= 1 ? "PASS" : "FAIL";
+      v.status = sp::pass_if(v.ratio <= 1);
       std::snprintf(buf, sizeof buf, "||W - W_r||_F %.6g vs sqrt(sum_{i>=r} s_i^2) %.6g, bound %.3g", v.measured,
                     v.predicted, c.at("ey_bound" + tag));
       v.note = buf;

@@ -160,12 +160,7 @@ class ParamSharing : public sp::Technique {
     const auto& c = m.counters;
     const double B = p.i("B"), H = p.i("H"), L = p.i("L");
     auto exact = [&](const std::string& q, double predicted, double counted, const std::string& note) {
-      sp::Verdict v{info_.name, variant, p.label(), q, ""};
-      v.predicted = predicted, v.measured = counted, v.ratio = counted / predicted;
-      v.band_lo = v.band_hi = 1;  // counted vs closed form: exact
-      v.status = counted == predicted ? "PASS" : "FAIL";
-      v.note = note;
-      out.push_back(v);
+      out.push_back(sp::exact_verdict(info_.name, variant, p, q, "", predicted, counted, note));
     };
     if (c.count("flops_counted"))
       exact("FLOPs", 2 * B * H * H * L, c.at("flops_counted"), "2 B H^2 L with or without sharing");

@@ -234,7 +234,7 @@ class Pruning : public sp::Technique {
     v.measured = m.counters.at("crossover_density_measured");
     v.ratio = v.measured / v.predicted;
     v.band_lo = 0.5, v.band_hi = 1.0 + 1e-9;
-    v.status = v.ratio >= v.band_lo && v.ratio <= v.band_hi ? "PASS" : "FAIL";
+    v.judge();
     char buf[200];
     std::snprintf(buf, sizeof buf,
                   "CSR faster below density %.3g (measured, fit over %zu densities); roofline upper bound %.3g",

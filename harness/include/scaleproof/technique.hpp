@@ -116,14 +116,37 @@ struct Machine {
   double peak_for(const std::string& dtype) const;
 };
 
+// A verdict's outcome: pass or fail when its ratio was judged against its
+// band; info when it is reported only (the band does not apply to this case,
+// e.g. a one-rank figure of a multi-rank model, or no value could fail it).
+enum class Status { pass, fail, info };
+// The spelling in results files and reports: "PASS", "FAIL", "INFO".
+const char* to_string(Status s);
+// The inverse of to_string; any other word is an InputError naming it.
+Status parse_status(const std::string& word);
+inline Status pass_if(bool ok) { return ok ? Status::pass : Status::fail; }
+
 struct Verdict {
   std::string technique, variant, params, quantity, unit;
   double predicted = 0, measured = 0;
   double ratio = 0;                 // the judged number (e.g. fraction of roof, measured/predicted)
   double band_lo = 0, band_hi = 0;  // accepted range of ratio (band_hi = inf: no upper limit)
-  std::string status;               // PASS, FAIL or INFO (reported, not judged)
+  Status status = Status::info;
   std::string note;
+
+  bool in_band() const { return ratio >= band_lo && ratio <= band_hi; }
+  // The one rule of a banded verdict: pass inside [band_lo, band_hi], fail
+  // outside; info when this case is not judged.
+  void judge(bool judged = true) { status = judged ? pass_if(in_band()) : Status::info; }
 };
+
+// The builders every family uses, so that a verdict's shape is defined once.
+// A quantity counted exactly (bytes, messages, parameters, buffers) against
+// its closed form: band [1, 1], pass only when the two are equal; ratio =
+// measured / predicted with 0 / 0 = 1 and x / 0 = inf.
+Verdict exact_verdict(const std::string& technique, const std::string& variant, const Params& p,
+                      const std::string& quantity, const std::string& unit, double predicted, double measured,
+                      std::string note = {});
 
 class Technique {
  public:

@@ -108,6 +108,11 @@ TEST(BusBw, FactorsAreNcclTests) {
 TEST(Model, FormulasOfModelsMd) {
   const AlphaBetaGamma m{2e-6, 1e-9, 0.5e-9};
   const double n = 1 << 20;
+  // The record's cost model by the names of the tables (collective.cpp, algorithms.cpp).
+  auto predict_seconds = [](const char* coll, const char* algo, int p, double n, const AlphaBetaGamma& m) {
+    const Algorithm* a = find_algorithm(coll_info(coll).id, algo);
+    return a ? sp::coll::predict_seconds(*a, p, n, m) : NAN;
+  };
   // ring all-reduce, p = 4: 2(p-1)a + 2((p-1)/p) n b + ((p-1)/p) n g
   EXPECT_DOUBLE_EQ(predict_seconds("all_reduce", "ring", 4, n, m), 6 * 2e-6 + 1.5 * n * 1e-9 + 0.75 * n * 0.5e-9);
   EXPECT_DOUBLE_EQ(predict_seconds("all_reduce", "rabenseifner", 4, n, m),

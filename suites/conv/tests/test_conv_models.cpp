@@ -79,14 +79,15 @@ TEST(ConvModels, AllocatedParametersMatchTheClosedFormsOfEveryBlock) {
         std::vector<sp::Verdict> out;
         t->predict(ps.params, v, m, sp::Machine{}, out);
         for (auto& verdict : out)
-          if (verdict.status != "INFO")
-            EXPECT_EQ(verdict.status, "PASS")
+          if (verdict.status != sp::Status::info)
+            EXPECT_EQ(verdict.status, sp::Status::pass)
                 << r.info.name << " " << v << " " << verdict.quantity << " " << ps.params.label();
         m.counters["params"] += 1;
         out.clear();
         t->predict(ps.params, v, m, sp::Machine{}, out);
         bool caught = false;
-        for (auto& verdict : out) caught = caught || (verdict.quantity == "parameters" && verdict.status == "FAIL");
+        for (auto& verdict : out)
+          caught = caught || (verdict.quantity == "parameters" && verdict.status == sp::Status::fail);
         if (v.find("onednn") == std::string::npos) EXPECT_TRUE(caught) << r.info.name << " " << v;
       }
       t->teardown();

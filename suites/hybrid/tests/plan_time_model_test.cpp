@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "kernels/collectives/algorithm.hpp"
 #include "kernels/collectives/model.hpp"
 #include "kernels/hybrid/time_model.hpp"
 #include "scaleproof/compare.hpp"
@@ -98,13 +99,15 @@ TEST(PlanTimeModel, BubbleStretchesThePipelinedPhaseByThePaperRatio) {
 TEST(PlanTimeModel, RingAllReduceMatchesTheCollectivesModel) {
   const sp::coll::AlphaBetaGamma abg{3e-6, 2.5e-10, 1.5e-10};
   const Link link{abg.alpha, abg.beta, abg.gamma};
+  const sp::coll::Algorithm* ring = sp::coll::find_algorithm(sp::coll::Coll::all_reduce, "ring");
+  ASSERT_NE(ring, nullptr);
   for (int g : {2, 3, 4, 8, 64})
     for (double n : {1024.0, 1e6, 3e9}) {
       GroupWork w;
       w.latency_steps = 2.0 * (g - 1);
       w.bytes_sent = 2.0 * (g - 1) / g * n;
       w.bytes_reduced = (g - 1.0) / g * n;
-      const double want = sp::coll::predict_seconds("all_reduce", "ring", g, n, abg);
+      const double want = sp::coll::predict_seconds(*ring, g, n, abg);
       EXPECT_LE(std::fabs(group_seconds(w, link) - want), sp::gamma_n(8, u) * want) << g << " " << n;
     }
 }

@@ -27,12 +27,12 @@ std::vector<sp::Verdict> verdicts(const sp::Measurement& m, bool judged = true) 
 TEST(NnGemmRate, VerdictBand) {
   auto v = verdicts(measured(1.0, 1.5e9));  // 1 GFLOP/s vs 1.5: 0.67
   ASSERT_EQ(v.size(), 1u);
-  EXPECT_EQ(v[0].status, "PASS");
+  EXPECT_EQ(v[0].status, sp::Status::pass);
   EXPECT_NEAR(v[0].ratio, 1.0 / 1.5, 1e-12);
   v = verdicts(measured(1.0, 2.5e9));  // 0.4 of the GEMM's rate
-  EXPECT_EQ(v[0].status, "FAIL");
-  EXPECT_EQ(verdicts(measured(1.0, 2.5e9, 2))[0].status, "INFO");
-  EXPECT_EQ(verdicts(measured(1.0, 2.5e9), false)[0].status, "INFO");
+  EXPECT_EQ(v[0].status, sp::Status::fail);
+  EXPECT_EQ(verdicts(measured(1.0, 2.5e9, 2))[0].status, sp::Status::info);
+  EXPECT_EQ(verdicts(measured(1.0, 2.5e9), false)[0].status, sp::Status::info);
   sp::Measurement none;
   none.seconds = 1;
   EXPECT_TRUE(verdicts(none).empty());
