@@ -40,11 +40,11 @@ inline bool accepts(RankRule r, int p) { return p >= 1 && (r == RankRule::any ||
 template <class T>
 struct Call {
   using value_type = T;
-  Transport& t;
+  comm::Transport& t;
   const T* src;
   T* buf;
   size_t n;  // elements of the whole buffer
-  Op op;
+  comm::Op op;
   int root;
   T* room;             // >= n elements of scratch in the algorithm's memory, kept across calls
   PhaseClock& phases;  // the harness's clock for the phases the algorithm reports

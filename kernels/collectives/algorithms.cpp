@@ -28,11 +28,11 @@ constexpr auto A = Slot::A, B = Slot::B, S = Slot::S;
 template <class Exec, class C>
 void ring_rs(const C& c) {
   using T = typename C::value_type;
-  c.phase("reduce-scatter", [&] { ring_reduce_scatter<T, Exec>(c.t, c.buf, c.n, c.op, c.room); });
+  c.phase("reduce-scatter", [&] { comm::ring_reduce_scatter<T, Exec>(c.t, c.buf, c.n, c.op, c.room); });
 }
 template <class C>
 void ring_ag(const C& c) {
-  c.phase("all-gather", [&] { ring_all_gather(c.t, c.buf, c.n); });
+  c.phase("all-gather", [&] { comm::ring_all_gather(c.t, c.buf, c.n); });
 }
 
 // Calibration cycles (model.hpp): the steps as ranks 0 and 1 see them at p = 2.

@@ -124,8 +124,8 @@ class Calibrator {
  public:
   // message_bytes: the largest message the algorithm sends; reduce_elems:
   // the chunk it reduces per step; scratch: >= reduce_elems elements.
-  Calibrator(Transport& t, size_t message_bytes, size_t reduce_elems, Op op, T* arena, size_t arena_elems, T* scratch,
-             CyclePattern pattern)
+  Calibrator(comm::Transport& t, size_t message_bytes, size_t reduce_elems, comm::Op op, T* arena, size_t arena_elems,
+             T* scratch, CyclePattern pattern)
       : t_(t),
         pattern_(std::move(pattern)),
         sizes_(pingpong_sizes(message_bytes)),
@@ -269,7 +269,7 @@ class Calibrator {
         if (pattern_.link == Link::one_way && r != 0) continue;
         const size_t n = std::min(b / sizeof(T), red_);
         c.reduce = clock_.time("reduce", [&] {
-          if (n > 0) reduce_into(reinterpret_cast<T*>(to), reinterpret_cast<const T*>(from), n, op_);
+          if (n > 0) comm::reduce_into(reinterpret_cast<T*>(to), reinterpret_cast<const T*>(from), n, op_);
         });
         c.reduced_bytes = static_cast<double>(n * sizeof(T));
         continue;
@@ -330,11 +330,11 @@ class Calibrator {
   void sample_reduction(long k) {
     const size_t slots = elems_ / red_;
     T* acc = arena_ + static_cast<size_t>(k + 2) % slots * red_;
-    const double s = clock_.time("reduce", [&] { reduce_into(acc, scratch_, red_, op_); });
+    const double s = clock_.time("reduce", [&] { comm::reduce_into(acc, scratch_, red_, op_); });
     if (k >= 0) red_pb_.push_back(s / static_cast<double>(red_ * sizeof(T)));
   }
 
-  Transport& t_;
+  comm::Transport& t_;
   PhaseClock clock_;  // the harness's clock: every sample below is one of its readings
   CyclePattern pattern_;
   bool has_reduce_ = false;
@@ -342,7 +342,7 @@ class Calibrator {
   std::vector<std::vector<double>> pp_, cyc_;                 // per size: ping-pong and cycle transfer samples
   std::vector<double> red_pb_;                                // reduction samples, seconds per byte
   std::vector<double> part_first_, part_reduce_, part_last_;  // the cycle's parts at the largest message
-  Op op_;
+  comm::Op op_;
   T* scratch_;
   T* arena_ = nullptr;
   size_t elems_ = 0, red_ = 1;

@@ -33,7 +33,7 @@ struct Segments {
 
 // Afterwards every rank's data[0..n) equals root's.
 template <class T>
-void chain_broadcast(Transport& t, T* data, size_t n, int root, size_t seg_bytes = kChainSegmentBytes) {
+void chain_broadcast(comm::Transport& t, T* data, size_t n, int root, size_t seg_bytes = kChainSegmentBytes) {
   const int p = t.size(), r = t.rank();
   if (p == 1) return;
   const detail::Segments seg{n, chain_segments(n * sizeof(T), seg_bytes)};
@@ -54,7 +54,8 @@ void chain_broadcast(Transport& t, T* data, size_t n, int root, size_t seg_bytes
 // the root). The other ranks' buffers hold partial results.
 // scratch: room for one segment (at most n elements), kept by the caller.
 template <class T>
-void chain_reduce(Transport& t, T* data, size_t n, Op op, int root, T* scratch, size_t seg_bytes = kChainSegmentBytes) {
+void chain_reduce(comm::Transport& t, T* data, size_t n, comm::Op op, int root, T* scratch,
+                  size_t seg_bytes = kChainSegmentBytes) {
   const int p = t.size(), r = t.rank();
   if (p == 1) return;
   const detail::Segments seg{n, chain_segments(n * sizeof(T), seg_bytes)};
@@ -69,7 +70,7 @@ void chain_reduce(Transport& t, T* data, size_t n, Op op, int root, T* scratch, 
     if (!snd && !rcv) continue;
     t.sendrecv(snd ? data + seg.begin(js) : nullptr, snd ? seg.size(js) * sizeof(T) : 0, snd ? toward_root : -1,
                rcv ? scratch : nullptr, rcv ? seg.size(jr) * sizeof(T) : 0, rcv ? away : -1);
-    if (rcv) reduce_into(data + seg.begin(jr), scratch, seg.size(jr), op);
+    if (rcv) comm::reduce_into(data + seg.begin(jr), scratch, seg.size(jr), op);
   }
 }
 

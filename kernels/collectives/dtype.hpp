@@ -46,13 +46,13 @@ inline size_t dtype_size(Dtype d) {
   }
 }
 
-inline Op parse_op(const std::string& s) {
-  if (s == "sum") return Op::sum;
-  if (s == "max") return Op::max;
-  if (s == "min") return Op::min;
+inline comm::Op parse_op(const std::string& s) {
+  if (s == "sum") return comm::Op::sum;
+  if (s == "max") return comm::Op::max;
+  if (s == "min") return comm::Op::min;
   throw InputError("unknown op '" + s + "' (sum, max or min)");
 }
-inline const char* op_name(Op o) { return o == Op::sum ? "sum" : o == Op::max ? "max" : "min"; }
+inline const char* op_name(comm::Op o) { return o == comm::Op::sum ? "sum" : o == comm::Op::max ? "max" : "min"; }
 
 // Calls f(T{}) with the element type of d.
 template <class F>

@@ -21,14 +21,14 @@
 namespace sp::coll::mpi {
 
 namespace detail {
-template <Op O>
+template <comm::Op O>
 void fp16_op(void* in, void* inout, int* len, MPI_Datatype*) {
   auto* a = static_cast<fp16*>(in);
   auto* b = static_cast<fp16*>(inout);
   for (int i = 0; i < *len; ++i) {
-    if (O == Op::sum)
+    if (O == comm::Op::sum)
       b[i] += a[i];
-    else if (O == Op::max)
+    else if (O == comm::Op::max)
       b[i] = b[i] < a[i] ? a[i] : b[i];
     else
       b[i] = a[i] < b[i] ? a[i] : b[i];
@@ -63,11 +63,14 @@ inline MPI_Datatype fp16_type() {
   }
   return h.type;
 }
-inline MPI_Op fp16_mpi_op(Op op) {
+inline MPI_Op fp16_mpi_op(comm::Op op) {
   fp16_type();  // registers the clean-up
   auto& o = fp16_handles().ops[static_cast<int>(op)];
   if (o == MPI_OP_NULL)
-    MPI_Op_create(op == Op::sum ? &fp16_op<Op::sum> : op == Op::max ? &fp16_op<Op::max> : &fp16_op<Op::min>, 1, &o);
+    MPI_Op_create(op == comm::Op::sum   ? &fp16_op<comm::Op::sum>
+                  : op == comm::Op::max ? &fp16_op<comm::Op::max>
+                                        : &fp16_op<comm::Op::min>,
+                  1, &o);
   return o;
 }
 }  // namespace detail
@@ -85,18 +88,18 @@ MPI_Datatype type() {
 }
 
 template <class T>
-MPI_Op op(Op o) {
+MPI_Op op(comm::Op o) {
   if constexpr (std::is_same_v<T, fp16>)
     return detail::fp16_mpi_op(o);
   else
-    return o == Op::sum ? MPI_SUM : o == Op::max ? MPI_MAX : MPI_MIN;
+    return o == comm::Op::sum ? MPI_SUM : o == comm::Op::max ? MPI_MAX : MPI_MIN;
 }
 
 // Counts and displacements of Partition{n, p}, as MPI's int arrays.
 struct Blocks {
   std::vector<int> counts, displs;
   Blocks(size_t n, int p) {
-    const Partition part{n, p};
+    const comm::Partition part{n, p};
     for (int c = 0; c < p; ++c) {
       counts.push_back(static_cast<int>(part.size(c)));
       displs.push_back(static_cast<int>(part.begin(c)));
@@ -106,16 +109,16 @@ struct Blocks {
 
 // send == recv: in place.
 template <class T>
-void all_reduce(MPI_Comm comm, const T* send, T* recv, size_t n, Op o) {
+void all_reduce(MPI_Comm comm, const T* send, T* recv, size_t n, comm::Op o) {
   MPI_Allreduce(send == recv ? MPI_IN_PLACE : send, recv, static_cast<int>(n), type<T>(), op<T>(o), comm);
 }
 
 // recv: the whole buffer; rank r's result lands at chunk r's position.
 template <class T>
-void reduce_scatter(MPI_Comm comm, const T* send, T* recv, size_t n, Op o) {
+void reduce_scatter(MPI_Comm comm, const T* send, T* recv, size_t n, comm::Op o) {
   int p, r;
   MPI_Comm_size(comm, &p), MPI_Comm_rank(comm, &r);
-  const Partition part{n, p};
+  const comm::Partition part{n, p};
   const bool inplace = send == recv;
   T* out = inplace ? recv : recv + part.begin(r);  // MPI_IN_PLACE leaves the result at the start
   if (n % p == 0) {
@@ -132,7 +135,7 @@ template <class T>
 void all_gather(MPI_Comm comm, const T* send, T* recv, size_t n) {
   int p, r;
   MPI_Comm_size(comm, &p), MPI_Comm_rank(comm, &r);
-  const Partition part{n, p};
+  const comm::Partition part{n, p};
   const bool inplace = send == recv;
   const void* mine = inplace ? MPI_IN_PLACE : static_cast<const void*>(send + part.begin(r));
   if (n % p == 0) {
@@ -150,7 +153,7 @@ void broadcast(MPI_Comm comm, T* data, size_t n, int root) {
 }
 
 template <class T>
-void reduce(MPI_Comm comm, const T* send, T* recv, size_t n, Op o, int root) {
+void reduce(MPI_Comm comm, const T* send, T* recv, size_t n, comm::Op o, int root) {
   int r;
   MPI_Comm_rank(comm, &r);
   const bool inplace = send == recv;

@@ -68,12 +68,12 @@ ncclDataType_t type() {
   else
     return ncclFloat16;  // fp16 is bit-compatible with __half
 }
-inline ncclRedOp_t op(Op o) { return o == Op::sum ? ncclSum : o == Op::max ? ncclMax : ncclMin; }
+inline ncclRedOp_t op(comm::Op o) { return o == comm::Op::sum ? ncclSum : o == comm::Op::max ? ncclMax : ncclMin; }
 
 // Blocking point-to-point on device memory: each sendrecv is one NCCL group
 // (so a ring exchange cannot deadlock) followed by a stream synchronise.
 // isend/irecv are queued and issued as one group at the next wait.
-class NcclTransport : public Transport {
+class NcclTransport : public comm::Transport {
  public:
   NcclTransport() : c_(Comm::world()) {}
   int rank() const override { return c_.rank(); }
@@ -130,10 +130,10 @@ class NcclTransport : public Transport {
 // at rank r's position). Even chunks use ncclReduceScatter/ncclAllGather;
 // uneven ones a group of per-chunk ncclReduce/ncclBroadcast calls.
 template <class T>
-void run_collective(const std::string& coll, const T* send, T* recv, size_t n, Op o, int root) {
+void run_collective(const std::string& coll, const T* send, T* recv, size_t n, comm::Op o, int root) {
   auto& c = Comm::world();
   const int p = c.size(), r = c.rank();
-  const Partition part{n, p};
+  const comm::Partition part{n, p};
   auto s = c.stream();
   if (coll == "all_reduce") {
     ok(ncclAllReduce(send, recv, n, type<T>(), op(o), c.get(), s), "ncclAllReduce");

@@ -12,7 +12,7 @@ namespace sp::coll {
 
 // scratch: room for n elements on the server, kept by the caller across calls.
 template <class T>
-void param_server_all_reduce(Transport& t, T* data, size_t n, Op op, T* scratch, int server = 0) {
+void param_server_all_reduce(comm::Transport& t, T* data, size_t n, comm::Op op, T* scratch, int server = 0) {
   const int p = t.size(), r = t.rank();
   if (p == 1) return;
   const size_t bytes = n * sizeof(T);
@@ -21,7 +21,7 @@ void param_server_all_reduce(Transport& t, T* data, size_t n, Op op, T* scratch,
     for (int w = 0; w < p; ++w) {
       if (w == server) continue;
       t.recv(scratch, bytes, w);  // one worker at a time: the server's link serialises them anyway
-      reduce_into(data, scratch, n, op);
+      comm::reduce_into(data, scratch, n, op);
     }
     t.set_phase("pull");
     for (int w = 0; w < p; ++w)

@@ -35,23 +35,23 @@ inline void require_power_of_two(int p, const char* algorithm) {
 // threshold) and costs page faults on every call, which would be timed as
 // the algorithm's.
 template <class T>
-void recursive_doubling_all_reduce(Transport& t, T* data, size_t n, Op op, T* scratch) {
+void recursive_doubling_all_reduce(comm::Transport& t, T* data, size_t n, comm::Op op, T* scratch) {
   const int p = t.size(), r = t.rank();
   require_power_of_two(p, "recursive doubling");
   t.set_phase("recursive-doubling");
   for (int d = 1; d < p; d <<= 1) {
     t.sendrecv(data, n * sizeof(T), r ^ d, scratch, n * sizeof(T), r ^ d);
-    reduce_into(data, scratch, n, op);
+    comm::reduce_into(data, scratch, n, op);
   }
 }
 
 // Recursive halving: afterwards rank r's chunk r holds the full reduction.
 // scratch: room for n elements (at most half of them are used), kept by the caller.
 template <class T>
-void halving_reduce_scatter(Transport& t, T* data, size_t n, Op op, T* scratch) {
+void halving_reduce_scatter(comm::Transport& t, T* data, size_t n, comm::Op op, T* scratch) {
   const int p = t.size(), r = t.rank();
   require_power_of_two(p, "recursive halving");
-  const Partition part{n, p};
+  const comm::Partition part{n, p};
   t.set_phase("reduce-scatter");
   int lo = 0;  // this rank's current range of chunks is [lo, lo + 2d)
   for (int d = p / 2; d >= 1; d /= 2) {
@@ -60,17 +60,17 @@ void halving_reduce_scatter(Transport& t, T* data, size_t n, Op op, T* scratch) 
     const size_t kb = part.begin(keep), kn = part.begin(keep + d) - kb;
     const size_t gb = part.begin(give), gn = part.begin(give + d) - gb;
     t.sendrecv(data + gb, gn * sizeof(T), r ^ d, scratch, kn * sizeof(T), r ^ d);
-    reduce_into(data + kb, scratch, kn, op);
+    comm::reduce_into(data + kb, scratch, kn, op);
     lo = keep;
   }
 }
 
 // Recursive doubling all-gather: rank r starts with chunk r, ends with all.
 template <class T>
-void doubling_all_gather(Transport& t, T* data, size_t n) {
+void doubling_all_gather(comm::Transport& t, T* data, size_t n) {
   const int p = t.size(), r = t.rank();
   require_power_of_two(p, "recursive doubling all-gather");
-  const Partition part{n, p};
+  const comm::Partition part{n, p};
   t.set_phase("all-gather");
   for (int d = 1; d < p; d <<= 1) {
     const int mine = r & ~(d - 1), theirs = mine ^ d;  // aligned blocks of d chunks
@@ -81,7 +81,7 @@ void doubling_all_gather(Transport& t, T* data, size_t n) {
 }
 
 template <class T>
-void rabenseifner_all_reduce(Transport& t, T* data, size_t n, Op op, T* scratch) {
+void rabenseifner_all_reduce(comm::Transport& t, T* data, size_t n, comm::Op op, T* scratch) {
   halving_reduce_scatter(t, data, n, op, scratch);
   doubling_all_gather(t, data, n);
 }

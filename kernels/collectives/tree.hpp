@@ -11,7 +11,7 @@ namespace sp::coll {
 
 // Afterwards every rank's data[0..n) equals root's.
 template <class T>
-void binomial_broadcast(Transport& t, T* data, size_t n, int root) {
+void binomial_broadcast(comm::Transport& t, T* data, size_t n, int root) {
   const int p = t.size(), r = t.rank();
   const int vr = (r - root + p) % p;  // rank relative to the root
   t.set_phase("broadcast");
@@ -31,7 +31,7 @@ void binomial_broadcast(Transport& t, T* data, size_t n, int root) {
 // buffers hold partial results. Needs a commutative op (sum, max, min are).
 // scratch: room for n elements, kept by the caller across calls.
 template <class T>
-void binomial_reduce(Transport& t, T* data, size_t n, Op op, int root, T* scratch) {
+void binomial_reduce(comm::Transport& t, T* data, size_t n, comm::Op op, int root, T* scratch) {
   const int p = t.size(), r = t.rank();
   const int vr = (r - root + p) % p;
   t.set_phase("reduce");
@@ -42,7 +42,7 @@ void binomial_reduce(Transport& t, T* data, size_t n, Op op, int root, T* scratc
     }
     if ((vr | mask) < p) {
       t.recv(scratch, n * sizeof(T), ((vr | mask) + root) % p);
-      reduce_into(data, scratch, n, op);
+      comm::reduce_into(data, scratch, n, op);
     }
   }
 }

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 
-namespace sp::coll {
+namespace sp::comm {
 
 // Balanced partition of n elements into p chunks: chunk c is [begin(c), begin(c+1)).
 struct Partition {
@@ -17,4 +17,4 @@ struct Partition {
   size_t size(int c) const { return n / p + (static_cast<size_t>(c) < n % p ? 1 : 0); }
 };
 
-}  // namespace sp::coll
+}  // namespace sp::comm

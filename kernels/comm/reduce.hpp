@@ -5,7 +5,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 
-namespace sp::coll {
+namespace sp::comm {
 
 enum class Op { sum, max, min };
 
@@ -32,4 +32,4 @@ void reduce_into(T* acc, const T* in, size_t n, Op op) {
   Exec().fence();
 }
 
-}  // namespace sp::coll
+}  // namespace sp::comm

@@ -20,7 +20,7 @@
 #include "kernels/comm/reduce.hpp"
 #include "kernels/comm/transport.hpp"
 
-namespace sp::coll {
+namespace sp::comm {
 
 // Scratch for one received chunk, in the memory the reduction runs on; not
 // zero-filled (a memset per call would cost as much as a reduction step).
@@ -84,4 +84,4 @@ void ring_all_reduce(Transport& t, T* data, size_t n, Op op, T* scratch) {
   ring_all_gather(t, data, n);
 }
 
-}  // namespace sp::coll
+}  // namespace sp::comm

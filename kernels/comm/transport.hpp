@@ -21,7 +21,7 @@
 
 #include "scaleproof/comm.hpp"
 
-namespace sp::coll {
+namespace sp::comm {
 
 struct Traffic {
   uint64_t bytes_sent = 0, bytes_recv = 0, messages_sent = 0, messages_recv = 0;
@@ -177,4 +177,4 @@ inline std::unique_ptr<Transport> make_world_transport() {
 #endif
 }
 
-}  // namespace sp::coll
+}  // namespace sp::comm

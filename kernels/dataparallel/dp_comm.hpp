@@ -23,7 +23,7 @@ class DpComm {
   static constexpr bool kHostComm = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
 
  public:
-  DpComm(coll::Transport& t, MemoryTracker& mem, size_t stage_elems) : t_(t), mem_(mem) {
+  DpComm(comm::Transport& t, MemoryTracker& mem, size_t stage_elems) : t_(t), mem_(mem) {
     if (!kHostComm) {
       stage_ = Kokkos::View<T*, Kokkos::HostSpace>("dp_stage", stage_elems);
       mem_.add(Mem::comm, stage_elems * sizeof(T));
@@ -53,10 +53,10 @@ class DpComm {
     const int p = t_.size();
     if (skip || p == 1) return;
     T* h = to_host(dev, n, slot);
-    const double tmp = reduce ? coll::Partition{n, p}.size(0) * sizeof(T) : 0;
+    const double tmp = reduce ? comm::Partition{n, p}.size(0) * sizeof(T) : 0;
     mem_.add(Mem::comm, tmp);
-    if (reduce) coll::ring_reduce_scatter(t_, h, n, coll::Op::sum);
-    if (gather) coll::ring_all_gather(t_, h, n);
+    if (reduce) comm::ring_reduce_scatter(t_, h, n, comm::Op::sum);
+    if (gather) comm::ring_all_gather(t_, h, n);
     mem_.sub(Mem::comm, tmp);
     to_dev(dev, h, n);
   }
@@ -79,7 +79,7 @@ class DpComm {
   }
 
  private:
-  coll::Transport& t_;
+  comm::Transport& t_;
   MemoryTracker& mem_;
   Kokkos::View<T*, Kokkos::HostSpace> stage_;
 };

@@ -3,11 +3,11 @@
 // strategies). Each rank takes B/p consecutive samples of the global batch,
 // computes the gradient of the global mean loss on them, and the strategy
 // combines the ranks' gradients and updates the parameters. All messages go
-// through a coll::Transport, so bytes are counted per phase; every buffer
+// through a comm::Transport, so bytes are counted per phase; every buffer
 // goes through a MemoryTracker, so bytes held are counted per category.
 //
 // Sharding (ZeRO): each layer's parameter block is split into p balanced
-// chunks (coll::Partition); rank r owns chunk r of every layer. A rank's
+// chunks (comm::Partition); rank r owns chunk r of every layer. A rank's
 // shard is the concatenation of its chunks, layer after layer.
 //
 // Memory spaces: compute buffers live in the default memory space; messages
@@ -37,7 +37,7 @@ class DpTrainer {
 
  public:
   // bucket_cap: DDP bucket size in elements (MlpShape::buckets); 0 = one layer per bucket.
-  DpTrainer(const MlpShape& s, int global_batch, const AdamConfig& cfg, Variant v, coll::Transport& t,
+  DpTrainer(const MlpShape& s, int global_batch, const AdamConfig& cfg, Variant v, comm::Transport& t,
             size_t bucket_cap = 0)
       : s_(s),
         B_(global_batch),
@@ -53,7 +53,7 @@ class DpTrainer {
     for (auto b : s_.buckets(v_.strategy == Strategy::ddp ? bucket_cap : 0)) bucket_hi_[b.lo] = b.hi;
     size_t so = 0;
     for (int l = 1; l <= L; ++l) {
-      const coll::Partition part{s_.block_size(l), p_};
+      const comm::Partition part{s_.block_size(l), p_};
       chunk_begin_.push_back(part.begin(r_));
       chunk_size_.push_back(part.size(r_));
       shard_off_.push_back(so);
@@ -332,7 +332,7 @@ class DpTrainer {
       T* buf = ps_recv_.data();
       for (int w = 1; w < p_; ++w) {
         t_.recv(buf, n * sizeof(T), w);
-        coll::reduce_into(g, buf, n, coll::Op::sum);
+        comm::reduce_into(g, buf, n, comm::Op::sum);
       }
     } else {
       t_.send(g, n * sizeof(T), 0);
@@ -406,7 +406,7 @@ class DpTrainer {
   int B_;
   AdamConfig cfg_;
   Variant v_;
-  coll::Transport& t_;
+  comm::Transport& t_;
   int p_, r_;
   size_t bl_;
   std::vector<size_t> chunk_begin_, chunk_size_, shard_off_;

@@ -21,7 +21,7 @@ class NbRing {
  public:
   enum class Kind { reduce_scatter, all_gather, all_reduce };
 
-  NbRing(coll::Transport& t, T* data, size_t n, Kind kind, int tag)
+  NbRing(comm::Transport& t, T* data, size_t n, Kind kind, int tag)
       : t_(t), data_(data), part_{n, t.size()}, kind_(kind), tag_(tag) {
     const int p = t.size();
     steps_total_ = p == 1 ? 0 : (kind == Kind::all_reduce ? 2 : 1) * (p - 1);
@@ -71,14 +71,14 @@ class NbRing {
   }
 
   void complete_step() {
-    if (in_reduce_phase()) coll::reduce_into(data_ + part_.begin(cr_), tmp_.data(), part_.size(cr_), coll::Op::sum);
+    if (in_reduce_phase()) comm::reduce_into(data_ + part_.begin(cr_), tmp_.data(), part_.size(cr_), comm::Op::sum);
     ++step_;
     post();
   }
 
-  coll::Transport& t_;
+  comm::Transport& t_;
   T* data_;
-  coll::Partition part_;
+  comm::Partition part_;
   Kind kind_;
   int tag_;
   std::vector<T> tmp_;

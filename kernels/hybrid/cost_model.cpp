@@ -32,7 +32,7 @@ RankView view(const ModelShape& m, const Layout& l, int rank) {
   r.mbs = l.micro_batch_size(m);
   const Rows rows{r.mbs, m.seq};
   r.pc = double(r.bpc) * double(r.k.elems());
-  r.shard = double(coll::Partition{size_t(r.pc), l.dp}.size(r.c.dp));
+  r.shard = double(comm::Partition{size_t(r.pc), l.dp}.size(r.c.dp));
   r.nh = double(rows.n()) * m.hidden;
   r.act_block = double(BlockAct{r.k, rows}.elems());
   r.scratch = double(BlockScratch{r.k, rows}.elems()) + 2 * r.nh;
@@ -43,13 +43,13 @@ RankView view(const ModelShape& m, const Layout& l, int rank) {
 // ranks (kernels/comm/ring.hpp: every chunk but its own, every chunk
 // but the one after its own), and the messages of each: p - 1.
 double rs_bytes(double n, int p, int r, double kF) {
-  return p == 1 ? 0 : (n - double(coll::Partition{size_t(n), p}.size(r))) * kF;
+  return p == 1 ? 0 : (n - double(comm::Partition{size_t(n), p}.size(r))) * kF;
 }
 double ag_bytes(double n, int p, int r, double kF) {
-  return p == 1 ? 0 : (n - double(coll::Partition{size_t(n), p}.size((r + 1) % p))) * kF;
+  return p == 1 ? 0 : (n - double(comm::Partition{size_t(n), p}.size((r + 1) % p))) * kF;
 }
 // The largest chunk, the scratch a reduce-scatter holds (dp_comm.hpp).
-double rs_tmp(double n, int p, double kF) { return p == 1 ? 0 : double(coll::Partition{size_t(n), p}.size(0)) * kF; }
+double rs_tmp(double n, int p, double kF) { return p == 1 ? 0 : double(comm::Partition{size_t(n), p}.size(0)) * kF; }
 
 }  // namespace
 

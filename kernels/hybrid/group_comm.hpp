@@ -12,18 +12,18 @@ namespace sp::hybrid {
 template <class T>
 class GroupComm {
  public:
-  GroupComm(coll::Transport& t, dp::MemoryTracker& mem) : t_(t), c_(t, mem, 0) {}
+  GroupComm(comm::Transport& t, dp::MemoryTracker& mem) : t_(t), c_(t, mem, 0) {}
   void all_reduce(T* x, size_t n) { count(), c_.all_reduce(x, n, 0); }
   void reduce_scatter(T* x, size_t n) { count(), c_.reduce_scatter(x, n, 0); }
   void all_gather(T* x, size_t n) { count(), c_.all_gather(x, n, 0); }
-  coll::Transport& transport() { return t_; }
+  comm::Transport& transport() { return t_; }
   int size() const { return t_.size(); }
   int rank() const { return t_.rank(); }
   int64_t collectives = 0;
 
  private:
   void count() { collectives += t_.size() > 1 ? 1 : 0; }
-  coll::Transport& t_;
+  comm::Transport& t_;
   dp::DpComm<T> c_;
 };
 

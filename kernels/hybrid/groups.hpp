@@ -25,12 +25,12 @@ class Groups {
   Groups& operator=(const Groups&) = delete;
 
   GridCoord coord;
-  coll::Transport& dp() { return *dp_; }
-  coll::Transport& tp() { return *tp_; }
-  coll::Transport& pp() { return *pp_; }
+  comm::Transport& dp() { return *dp_; }
+  comm::Transport& tp() { return *tp_; }
+  comm::Transport& pp() { return *pp_; }
 
  private:
-  std::unique_ptr<coll::Transport> dp_, tp_, pp_;
+  std::unique_ptr<comm::Transport> dp_, tp_, pp_;
 #ifdef SP_HAVE_MPI
   std::vector<MPI_Comm> comms_;  // freed with the groups
 #endif

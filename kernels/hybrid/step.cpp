@@ -45,7 +45,7 @@ void HybridStep<T>::init() {
   bpc_ = blocks_per_chunk(m, l);
   chunks_ = l.pp * l.v;
   pc_ = int64_t(bpc_) * k_.elems();
-  const coll::Partition part{size_t(pc_), l.dp};
+  const comm::Partition part{size_t(pc_), l.dp};
   shard_lo_ = int64_t(part.begin(g_.coord.dp));
   shard_n_ = int64_t(part.size(g_.coord.dp));
   nh_ = int64_t(rows_.n()) * m.hidden;

@@ -37,7 +37,7 @@
 namespace sp::hybrid {
 
 struct StepCounters {
-  coll::Traffic dp, tp, pp;  // bytes and messages each group's transport counted
+  comm::Traffic dp, tp, pp;  // bytes and messages each group's transport counted
   int64_t dp_collectives = 0, tp_collectives = 0;
   double busy_seconds = 0;  // in F and B operations
 };

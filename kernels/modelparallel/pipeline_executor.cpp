@@ -8,7 +8,7 @@
 
 namespace sp::mp {
 
-PipelineExecutor::PipelineExecutor(coll::Transport& t, Schedule s, int layers, int h, int rows)
+PipelineExecutor::PipelineExecutor(comm::Transport& t, Schedule s, int layers, int h, int rows)
     : t_(t), sched_(std::move(s)), layers_(layers), h_(h), rows_(rows), rank_(t.rank()) {
   for (int c = rank_; c < sched_.chunks(); c += sched_.p)
     chunks_[c].resize(chunk_layers(layers_, sched_.chunks(), c).count);
@@ -98,7 +98,7 @@ PipeStats PipelineExecutor::step(const std::vector<Mat>& inputs, const std::vect
     for (auto& l : ls) Kokkos::deep_copy(l.dW, 0.0);
   outputs_.assign(m, Mat());
   input_grads_.assign(m, Mat());
-  const coll::Traffic before = t_.total();
+  const comm::Traffic before = t_.total();
   std::map<std::pair<int, int>, std::vector<LayerStash>> stash;  // (mb, chunk) -> per layer
   size_t stash_elems = 0;
   const sp::Elapsed clock;  // the step's timeline (the harness's clock)
@@ -148,7 +148,7 @@ PipeStats PipelineExecutor::step(const std::vector<Mat>& inputs, const std::vect
   t_.wait_all();
   st.step = clock.seconds();
   in_flight_.clear();
-  const coll::Traffic after = t_.total();
+  const comm::Traffic after = t_.total();
   st.messages_sent = after.messages_sent - before.messages_sent;
   st.bytes_sent = after.bytes_sent - before.bytes_sent;
   st.messages_recv = after.messages_recv - before.messages_recv;

@@ -39,7 +39,7 @@ struct PipeStats {
 class PipelineExecutor {
  public:
   // layers: the whole model's layer count; rows x h activations per micro-batch.
-  PipelineExecutor(coll::Transport& t, Schedule s, int layers, int h, int rows);
+  PipelineExecutor(comm::Transport& t, Schedule s, int layers, int h, int rows);
 
   // Weights of global layer l (all ranks call with the same generator; each keeps its own layers).
   template <class Gen>
@@ -78,7 +78,7 @@ class PipelineExecutor {
     HostMat buf;
   };
 
-  coll::Transport& t_;
+  comm::Transport& t_;
   Schedule sched_;
   int layers_, h_, rows_, rank_;
   std::map<int, std::vector<PipeLayer>> chunks_;  // this rank's chunks

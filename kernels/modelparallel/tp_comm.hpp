@@ -16,7 +16,7 @@
 namespace sp::mp {
 
 struct TpGroup {
-  coll::Transport* t = nullptr;
+  comm::Transport* t = nullptr;
   int allreduce_fwd = 0, allreduce_bwd = 0;
   uint64_t bytes_sent = 0, messages_sent = 0;
 
@@ -26,11 +26,11 @@ struct TpGroup {
   // In-place sum over the group of a matrix (staged through the host).
   void all_reduce(Mat X, bool backward) {
     ++(backward ? allreduce_bwd : allreduce_fwd);
-    const coll::Traffic before = t->total();
+    const comm::Traffic before = t->total();
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), X);
-    coll::ring_all_reduce(*t, h.data(), h.size(), coll::Op::sum);
+    comm::ring_all_reduce(*t, h.data(), h.size(), comm::Op::sum);
     Kokkos::deep_copy(X, h);
-    const coll::Traffic after = t->total();
+    const comm::Traffic after = t->total();
     bytes_sent += after.bytes_sent - before.bytes_sent;
     messages_sent += after.messages_sent - before.messages_sent;
   }
@@ -41,7 +41,7 @@ struct TpGroup {
 // every chunk but chunk r+1): about 2 (p-1)/p n elements.
 inline uint64_t ring_allreduce_bytes(size_t n, int p, int r) {
   if (p == 1) return 0;
-  const coll::Partition part{n, p};
+  const comm::Partition part{n, p};
   return (2 * n - part.size(r) - part.size((r + 1) % p)) * sizeof(double);
 }
 

@@ -75,9 +75,9 @@ T from_int(int v) {
 struct Engine::Buffers {
   virtual ~Buffers() = default;
   virtual void reset_inputs(const CaseSpec& s, int rank) = 0;
-  virtual void run(const CaseSpec& s, Transport& t, const Algorithm& algo, PhaseClock& ph) = 0;
+  virtual void run(const CaseSpec& s, comm::Transport& t, const Algorithm& algo, PhaseClock& ph) = 0;
   virtual CheckResult check(const CaseSpec& s, int rank, int p) = 0;
-  virtual std::unique_ptr<Engine::Sampler> sampler(Transport& t, const MessageShape& m, Op op) = 0;
+  virtual std::unique_ptr<Engine::Sampler> sampler(comm::Transport& t, const MessageShape& m, comm::Op op) = 0;
 };
 
 namespace {
@@ -110,7 +110,7 @@ class TypedBuffers : public Engine::Buffers {
   // Project algorithms get their input copied into the output buffer first
   // (copy_input); device algorithms run on the views, host ones on the host
   // mirrors, staged through the host when the views live on a device.
-  void run(const CaseSpec& s, Transport& t, const Algorithm& algo, PhaseClock& ph) override {
+  void run(const CaseSpec& s, comm::Transport& t, const Algorithm& algo, PhaseClock& ph) override {
     const bool project = algo.source == Source::project;
     if (algo.memory == Memory::device) {
       using Exec = Kokkos::DefaultExecutionSpace;
@@ -169,7 +169,7 @@ class TypedBuffers : public Engine::Buffers {
   }
 
   // On the collective's own host buffer and scratch (clobbers the buffer).
-  std::unique_ptr<Engine::Sampler> sampler(Transport& t, const MessageShape& m, Op op) override {
+  std::unique_ptr<Engine::Sampler> sampler(comm::Transport& t, const MessageShape& m, comm::Op op) override {
     struct S : Engine::Sampler {
       Calibrator<T> c;
       explicit S(Calibrator<T> cal) : c(std::move(cal)) {}
@@ -192,7 +192,7 @@ class TypedBuffers : public Engine::Buffers {
   template <class V>
   static void copy_input(const CaseSpec& s, int rank, int p, const V& src, const V& dst) {
     if (s.inplace) return;
-    const Partition part{s.count, p};
+    const comm::Partition part{s.count, p};
     using R = std::pair<size_t, size_t>;
     if (s.coll == Coll::all_gather) {
       const R mine(part.begin(rank), part.begin(rank) + part.size(rank));
@@ -208,10 +208,10 @@ class TypedBuffers : public Engine::Buffers {
   template <class Exec>
   T* scratch(size_t elems) {
     if constexpr (std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>) {
-      if (hscratch_.extent(0) < std::max<size_t>(elems, 1)) hscratch_ = ring_scratch<T, Exec>(elems);
+      if (hscratch_.extent(0) < std::max<size_t>(elems, 1)) hscratch_ = comm::ring_scratch<T, Exec>(elems);
       return hscratch_.data();
     } else {
-      if (dscratch_.extent(0) < std::max<size_t>(elems, 1)) dscratch_ = ring_scratch<T, Exec>(elems);
+      if (dscratch_.extent(0) < std::max<size_t>(elems, 1)) dscratch_ = comm::ring_scratch<T, Exec>(elems);
       return dscratch_.data();
     }
   }
@@ -224,7 +224,7 @@ class TypedBuffers : public Engine::Buffers {
 
 }  // namespace
 
-Engine::Engine(const CaseSpec& spec) : spec_(spec), transport_(make_world_transport()) {
+Engine::Engine(const CaseSpec& spec) : spec_(spec), transport_(comm::make_world_transport()) {
   buf_ = with_dtype(spec.dtype, [&](auto tag) -> std::unique_ptr<Buffers> {
     return std::make_unique<TypedBuffers<decltype(tag)>>(spec.count);
   });
@@ -236,7 +236,7 @@ Engine::~Engine() = default;
 void Engine::reset_inputs() { buf_->reset_inputs(spec_, transport_->rank()); }
 
 void Engine::run(const Algorithm& algo) {
-  Transport* t = transport_.get();
+  comm::Transport* t = transport_.get();
 #ifdef SP_HAVE_NCCL
   if (algo.memory == Memory::device && algo.source == Source::project) {
     if (!device_transport_) device_transport_ = std::make_unique<nccl::NcclTransport>();

@@ -22,7 +22,7 @@ namespace sp::coll {
 struct CaseSpec {
   Coll coll = Coll::all_reduce;
   Dtype dtype = Dtype::fp32;
-  Op op = Op::sum;
+  comm::Op op = comm::Op::sum;
   size_t count = 0;  // elements of the whole buffer (nccl-tests' count for all-reduce)
   bool inplace = true;
   int root = 0;
@@ -54,7 +54,7 @@ class Engine {
   ~Engine();
   const CaseSpec& spec() const { return spec_; }
   // The transport of the last call (MPI or self; NCCL for device algorithms).
-  Transport& transport() { return last_ ? *last_ : *transport_; }
+  comm::Transport& transport() { return last_ ? *last_ : *transport_; }
   void reset_inputs();              // the reference inputs, sentinels in the output buffer
   void run(const Algorithm& algo);  // one call
   CheckResult check();              // output of the last call vs the reference
@@ -82,9 +82,9 @@ class Engine {
 
  private:
   CaseSpec spec_;
-  std::unique_ptr<Transport> transport_;         // host memory: MPI, or self without MPI
-  std::unique_ptr<Transport> device_transport_;  // NCCL, made at the first call of a device algorithm
-  Transport* last_ = nullptr;
+  std::unique_ptr<comm::Transport> transport_;         // host memory: MPI, or self without MPI
+  std::unique_ptr<comm::Transport> device_transport_;  // NCCL, made at the first call of a device algorithm
+  comm::Transport* last_ = nullptr;
   std::unique_ptr<Buffers> buf_;
   PhaseClock phases_;
 };

@@ -51,13 +51,13 @@ std::string json_parent(const std::string& file) {
 }
 
 struct Timing {
-  double seconds = 0;                      // per call: median over calls of the max over ranks
-  long long wrong = -1;                    // -1: not checked
-  std::map<std::string, double> phases;    // per call: max over ranks of each rank's median
-  std::map<std::string, Traffic> traffic;  // this rank's, last call
-  AlphaBetaGamma model;                    // calibrated alongside on the algorithm's link pattern
-  AlphaBetaGamma model_pp;                 // the same with the one-way (ping-pong) calibration
-  CycleTimes cycle;                        // the calibration's ring cycle at the largest message
+  double seconds = 0;                            // per call: median over calls of the max over ranks
+  long long wrong = -1;                          // -1: not checked
+  std::map<std::string, double> phases;          // per call: max over ranks of each rank's median
+  std::map<std::string, comm::Traffic> traffic;  // this rank's, last call
+  AlphaBetaGamma model;                          // calibrated alongside on the algorithm's link pattern
+  AlphaBetaGamma model_pp;                       // the same with the one-way (ping-pong) calibration
+  CycleTimes cycle;                              // the calibration's ring cycle at the largest message
 };
 
 // Each call is timed on its own between barriers (max over ranks), and the

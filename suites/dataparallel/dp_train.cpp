@@ -95,7 +95,7 @@ class DpTrain : public sp::Technique {
     params_ = p;
     f32_ = p.s("dtype") == "fp32";
     shape_ = shape_of(p);
-    transport_ = sp::coll::make_world_transport();
+    transport_ = sp::comm::make_world_transport();
     if (transport_->size() != nranks) throw std::runtime_error("dp_train: transport size differs from the rank count");
     if (f32_)
       d32_ = make_data<float>();
@@ -285,7 +285,7 @@ class DpTrain : public sp::Technique {
   sp::Params params_;
   bool f32_ = true;
   MlpShape shape_;
-  std::unique_ptr<sp::coll::Transport> transport_;
+  std::unique_ptr<sp::comm::Transport> transport_;
   const sp::PhaseClock* probed_ = nullptr;  // the overlap probe's trainer clock
   Data<float> d32_;
   Data<double> d64_;

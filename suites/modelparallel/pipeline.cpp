@@ -91,7 +91,7 @@ class Pipeline : public sp::Technique {
 
   void setup(const sp::Params& p, int nranks) override {
     gemm_rate_ = 0;
-    transport_ = sp::coll::make_world_transport();
+    transport_ = sp::comm::make_world_transport();
     run_.setup(*transport_, sp::mp::PipeConfig::from(kind_, p, nranks));
     busy_ = step_ = 0;
   }
@@ -135,7 +135,7 @@ class Pipeline : public sp::Technique {
 
  private:
   ScheduleKind kind_;
-  std::unique_ptr<sp::coll::Transport> transport_;
+  std::unique_ptr<sp::comm::Transport> transport_;
   sp::mp::PipeRun run_;
   double busy_ = 0, step_ = 0;
   double gemm_rate_ = 0;  // FLOP/s of the GEMM at this call's shapes

@@ -95,15 +95,15 @@ int run_pipeline() {
   if (opt.p > world)
     throw sp::InputError("pipeline: p = " + std::to_string(opt.p) + " stages need " + std::to_string(opt.p) +
                          " ranks, only " + std::to_string(world) + " available");
-  std::unique_ptr<sp::coll::Transport> t;
+  std::unique_ptr<sp::comm::Transport> t;
 #ifdef SP_HAVE_MPI
   MPI_Comm sub = MPI_COMM_NULL;
   const int me = sp::comm::rank();
   MPI_Comm_split(sp::comm::world(), me < opt.p ? 0 : MPI_UNDEFINED, me, &sub);
   if (sub == MPI_COMM_NULL) return 0;  // not a stage of this pipeline
-  t = std::make_unique<sp::coll::MpiTransport>(sub);
+  t = std::make_unique<sp::comm::MpiTransport>(sub);
 #else
-  t = std::make_unique<sp::coll::SelfTransport>();
+  t = std::make_unique<sp::comm::SelfTransport>();
 #endif
   sp::mp::PipeRun run;
   run.setup(*t, c);

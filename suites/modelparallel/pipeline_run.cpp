@@ -38,7 +38,7 @@ Mat pipe_weight(int layer, int h) {
 std::vector<double> pipe_input(int mb, const PipeConfig& c) { return fill(c.act_elems(), 2000 + mb, 1.0); }
 std::vector<double> pipe_out_grad(int mb, const PipeConfig& c) { return fill(c.act_elems(), 3000 + mb, 1.0); }
 
-void PipeRun::setup(coll::Transport& t, const PipeConfig& c) {
+void PipeRun::setup(comm::Transport& t, const PipeConfig& c) {
   cfg = c;
   ex = std::make_unique<PipelineExecutor>(t, make_schedule(c.kind, c.p, c.m, c.v), c.layers, c.h, c.rows);
   ex->init_weights([&](int l) { return pipe_weight(l, c.h); });
@@ -55,18 +55,18 @@ PipeStats PipeRun::step() {
   return last;
 }
 
-void barrier(coll::Transport& t) {
+void barrier(comm::Transport& t) {
 #ifdef SP_HAVE_MPI
-  if (auto* mpi = dynamic_cast<coll::MpiTransport*>(&t)) MPI_Barrier(mpi->comm());
+  if (auto* mpi = dynamic_cast<comm::MpiTransport*>(&t)) MPI_Barrier(mpi->comm());
 #else
   (void)t;
 #endif
 }
 
-std::vector<std::vector<double>> gather_to_root(coll::Transport& t, const std::vector<double>& mine) {
+std::vector<std::vector<double>> gather_to_root(comm::Transport& t, const std::vector<double>& mine) {
   std::vector<std::vector<double>> all;
 #ifdef SP_HAVE_MPI
-  if (auto* mpi = dynamic_cast<coll::MpiTransport*>(&t)) {
+  if (auto* mpi = dynamic_cast<comm::MpiTransport*>(&t)) {
     int n = static_cast<int>(mine.size());
     std::vector<int> counts(t.size()), displs(t.size());
     MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, mpi->comm());
@@ -83,7 +83,7 @@ std::vector<std::vector<double>> gather_to_root(coll::Transport& t, const std::v
   return all;
 }
 
-double replay_bubble(coll::Transport& t, const PipeRun& run) {
+double replay_bubble(comm::Transport& t, const PipeRun& run) {
   std::vector<double> durations;
   for (auto& o : run.last.timeline) durations.push_back(o.t1 - o.t0);
   const auto all = gather_to_root(t, durations);

@@ -24,7 +24,7 @@ struct PipeRun {
   std::unique_ptr<PipelineExecutor> ex;
   std::vector<Mat> inputs, out_grads;
   PipeStats last;
-  void setup(coll::Transport& t, const PipeConfig& c);
+  void setup(comm::Transport& t, const PipeConfig& c);
   PipeStats step();  // one step (callers synchronise first), this rank's statistics
 };
 
@@ -34,14 +34,14 @@ std::vector<double> pipe_input(int mb, const PipeConfig& c);
 std::vector<double> pipe_out_grad(int mb, const PipeConfig& c);
 
 // Collectives on the pipeline's own ranks (its transport's communicator).
-void barrier(coll::Transport& t);
+void barrier(comm::Transport& t);
 // Every rank's vector on rank 0 (empty elsewhere).
-std::vector<std::vector<double>> gather_to_root(coll::Transport& t, const std::vector<double>& mine);
+std::vector<std::vector<double>> gather_to_root(comm::Transport& t, const std::vector<double>& mine);
 // Mean bubble the schedule would have with the last step's measured operation
 // durations and instant messages (the independent validator replays it): what
 // the schedule's structure and the uneven compute times alone explain. Valid
 // on rank 0; collective.
-double replay_bubble(coll::Transport& t, const PipeRun& run);
+double replay_bubble(comm::Transport& t, const PipeRun& run);
 
 // This rank's outputs, input gradients and weight gradients against (1) the
 // same kernels run sequentially on one rank, exactly (bound 0), and (2) the

@@ -67,7 +67,7 @@ class TensorParallel : public sp::Technique {
 
   void setup(const sp::Params& p, int) override {
     sh_ = sp::mp::TpShape::from(p);
-    transport_ = sp::coll::make_world_transport();
+    transport_ = sp::comm::make_world_transport();
     g_ = sp::mp::TpGroup{transport_.get()};
     data_ = sp::mp::TpData::make(kind_, sh_);
     const int t = g_.size(), r = g_.rank(), fl = sh_.ffn / t;
@@ -189,7 +189,7 @@ class TensorParallel : public sp::Technique {
 
   TpKind kind_;
   sp::mp::TpShape sh_{};
-  std::unique_ptr<sp::coll::Transport> transport_;
+  std::unique_ptr<sp::comm::Transport> transport_;
   sp::mp::TpGroup g_;
   sp::mp::TpData data_;
   sp::mp::ColumnParallelLinear col_;

@@ -45,10 +45,10 @@ TEST(Fp16, ReductionAccumulatesInFloatAndRoundsOncePerStep) {
   // 2048 + 1 is a tie in binary16 and rounds to 2048; a reduction that kept
   // float between steps would reach 2050 after two additions.
   fp16 acc[1] = {fp16(2048.0f)}, one[1] = {fp16(1.0f)};
-  sp::coll::reduce_into(acc, one, 1, sp::coll::Op::sum);
-  sp::coll::reduce_into(acc, one, 1, sp::coll::Op::sum);
+  sp::comm::reduce_into(acc, one, 1, sp::comm::Op::sum);
+  sp::comm::reduce_into(acc, one, 1, sp::comm::Op::sum);
   EXPECT_EQ(float(acc[0]), 2048.0f);
   fp16 m[1] = {fp16(-3.0f)}, x[1] = {fp16(-2.5f)};
-  sp::coll::reduce_into(m, x, 1, sp::coll::Op::max);
+  sp::comm::reduce_into(m, x, 1, sp::comm::Op::max);
   EXPECT_EQ(float(m[0]), -2.5f);
 }

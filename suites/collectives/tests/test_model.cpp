@@ -194,7 +194,7 @@ TEST(Reference, BlocksMatchTheRingPartition) {
   // or the checks would compare the wrong chunks.
   for (size_t n : {0, 1, 3, 7, 1025})
     for (int p = 1; p <= 5; ++p) {
-      const Partition part{n, p};
+      const sp::comm::Partition part{n, p};
       for (int c = 0; c <= p; ++c) EXPECT_EQ(sp::reference::coll_block_begin(n, p, c), c < p ? part.begin(c) : n);
     }
 }

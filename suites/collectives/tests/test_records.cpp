@@ -83,7 +83,7 @@ TEST(AlgorithmRecords, TrafficFormulaIsWhatTheTransportCounts) {
       if (a.p_minus_1_n_per_phase) EXPECT_EQ(sp::comm::sum(sent), (p - 1) * S) << what(a) << " " << phase;
     }
     if (a.server_bytes && p > 1) {
-      const Traffic tot = e.transport().total();
+      const sp::comm::Traffic tot = e.transport().total();
       EXPECT_DOUBLE_EQ(sp::comm::max(static_cast<double>(tot.bytes_sent + tot.bytes_recv)), a.server_bytes(p, S))
           << what(a);
     }
@@ -104,7 +104,7 @@ TEST(AlgorithmRecords, CostModelCountsWhatTheTransportCounts) {
     Engine e(s);
     e.run(a);
     const double S = static_cast<double>(s.bytes());
-    const Traffic t = e.transport().total();
+    const sp::comm::Traffic t = e.transport().total();
     const bool exchange = a.cycle.link == Link::exchange;
     const double bytes = static_cast<double>(exchange ? t.bytes_sent : t.bytes_sent + t.bytes_recv);
     const double messages = static_cast<double>(exchange ? t.messages_sent : t.messages_sent + t.messages_recv);

@@ -29,7 +29,7 @@ Outcome train_and_compare(const std::string& variant, AdamConfig kernel_cfg, Ada
   const int B = 12;
   auto theta0 = initial_params<T>(s);
   auto X = batch_inputs<T>(s, B), Y = batch_targets<T>(s, B);
-  sp::coll::SelfTransport t;
+  sp::comm::SelfTransport t;
   DpTrainer<T> tr(s, B, kernel_cfg, parse_variant(variant), t);
   tr.load(theta0, X, Y);
   for (int k = 0; k < steps; ++k) tr.step();

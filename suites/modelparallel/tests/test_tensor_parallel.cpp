@@ -48,7 +48,7 @@ TEST(TensorParallel, GeluIsNotAdditiveSoFirstGemmCannotBeRowSplit) {
   sp::mp::compare(wrong, Ywrong, ref.Y);
   EXPECT_GT(wrong.result().wrong, n * h / 2) << "a row-split first GEMM should give a wrong MLP output";
   // The column split (what TpMlp does) is right: GeLU acts on whole columns.
-  sp::coll::SelfTransport self;
+  sp::comm::SelfTransport self;
   sp::mp::TpGroup g{&self};
   sp::mp::TpMlp mlp;
   mlp.init(g, sp::mp::to_view(A, h, f), sp::mp::to_view(B, f, h));
@@ -76,7 +76,7 @@ TEST(TensorParallel, CheckCatchesASmallError) {
   // The bounds are tight enough to see an error of 1e-10 in one element.
   const sp::mp::TpShape sh{2, 8, 24, 12, 96};
   const auto d = sp::mp::TpData::make(sp::mp::TpKind::layer, sh);
-  sp::coll::SelfTransport self;
+  sp::comm::SelfTransport self;
   sp::mp::TpGroup g{&self};
   sp::mp::TpTransformerLayer layer;
   layer.attn.init(g, sh.b, sh.s, sh.heads, d.view("Wq"), d.view("Wk"), d.view("Wv"), d.view("Wo"));
