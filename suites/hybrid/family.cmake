@@ -48,10 +48,9 @@ if(SP_BUILD_TESTS)
   sp_cli_test(hybrid_zero_stage_4 2 check --technique hybrid_step --set zero=4)
   sp_cli_test(hybrid_ckpt_above_chunk 2 check --technique hybrid_step --set ckpt=3)
   sp_cli_test(hybrid_unknown_storage 2 check --technique hybrid_step --set storage=fp8)
-  # A storage type the composed step refuses: refused before anything is launched or measured.
-  sp_cli_test(plan_verify_storage_the_step_refuses 2 plan --verify 2 --storage bf16)
-  set_property(TEST cli_plan_verify_storage_the_step_refuses APPEND PROPERTY ENVIRONMENT
-               "SP_EXPECT_ERR=the composed step cannot run --storage bf16")
+  # 16-bit storage runs and checks against the one-rank step (bitwise here).
+  sp_cli_test(hybrid_fp16_check 0 check --technique hybrid_step --set storage=fp16)
+  sp_cli_test(hybrid_bf16_check 0 check --technique hybrid_step --set storage=bf16,ckpt=1,zero=2)
   if(SP_ENABLE_MPI)
     sp_cli_test_mpi(hybrid_np2_heads_not_divisible_by_tp 2 2 check --technique hybrid_step
                     --set hidden=6,heads=3,dp=1,tp=2)
