@@ -52,6 +52,25 @@ if(SP_BUILD_TESTS)
   sp_cli_test(hybrid_fp16_check 0 check --technique hybrid_step --set storage=fp16)
   sp_cli_test(hybrid_bf16_check 0 check --technique hybrid_step --set storage=bf16,ckpt=1,zero=2)
   if(SP_ENABLE_MPI)
+    # Two replicas of one micro-batch: bitwise the one-rank ZeRO-2 step.
+    sp_cli_test_mpi(hybrid_np2_bf16_two_replicas_check 2 0 check --technique hybrid_step
+                    --set storage=bf16,batch=2,mb=1,zero=1)
+    # Tensor parallelism in 16 bits has no derived bound: the run is valid (run
+    # and the planner time it), its check fails with the reason (exit 1).
+    sp_cli_test_mpi(hybrid_np2_fp16_tp_not_checked 2 1 check --technique hybrid_step --set storage=fp16,dp=1,tp=2)
+  endif()
+  if(SP_ENABLE_MPI)
+    # 16-bit storage through the planner's verification at 2 ranks: the GEMM
+    # rates measured in bf16 (mp_gemm), the picked layouts run in bf16, both
+    # verdict lines printed (exit 0: without --strict the verdicts are reported).
+    add_test(NAME plan_verify_bf16_np2
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:scaleproof> plan --verify 2
+                     --storage bf16 --min-time 0.001)
+    set_tests_properties(plan_verify_bf16_np2 PROPERTIES LABELS "cli;hybrid;mpi" PROCESSORS 2 TIMEOUT 600
+      ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false"
+      PASS_REGULAR_EXPRESSION "Spearman rank correlation .*: (PASS|FAIL)")
+  endif()
+  if(SP_ENABLE_MPI)
     sp_cli_test_mpi(hybrid_np2_heads_not_divisible_by_tp 2 2 check --technique hybrid_step
                     --set hidden=6,heads=3,dp=1,tp=2)
     sp_cli_test_mpi(hybrid_np2_interleaved_mb_not_divisible_by_pp 2 2 check --technique hybrid_step
