@@ -33,8 +33,8 @@ inline Layout one_rank_layout(const Layout& l) {
 // The master weights (16-bit storage) or parameters (fp32, fp64) of the
 // one-rank step after `steps` steps; skipped: its skipped steps.
 template <class S>
-ParamValues one_rank_masters(const ModelShape& m, const Layout& l, int steps,
-                             const precision::ScalerConfig& sc = {}, int* skipped = nullptr) {
+ParamValues one_rank_masters(const ModelShape& m, const Layout& l, int steps, const precision::ScalerConfig& sc = {},
+                             int* skipped = nullptr) {
 #ifdef SP_HAVE_MPI
   HybridStep<S> solo(m, one_rank_layout(l), 0, MPI_COMM_SELF);
 #else

@@ -91,8 +91,8 @@ void check_layers16() {
   auto X32 = dev(widen(x)), G32 = dev(widen(g)), B32 = dev(widen(b)), dY32 = dev(widen(dy));
   sp::nn::layernorm_forward<float>(rows, n, X32.data(), G32.data(), B32.data(), 1e-5f, Y32.data(), mu32.data(),
                                    rs32.data());
-  sp::nn::layernorm_backward<float>(rows, n, X32.data(), G32.data(), mu32.data(), rs32.data(), dY32.data(),
-                                    dX32.data(), dg32.data(), db32.data());
+  sp::nn::layernorm_backward<float>(rows, n, X32.data(), G32.data(), mu32.data(), rs32.data(), dY32.data(), dX32.data(),
+                                    dg32.data(), db32.data());
   EXPECT_EQ(off_by_more_than_one(back(Y), back(Y32), ne), 0) << "layer norm";
   EXPECT_EQ(ne, 0) << "not the fp32 value rounded once";
   EXPECT_EQ(off_by_more_than_one(back(dX), back(dX32), ne), 0) << "layer norm backward";
@@ -140,7 +140,8 @@ void check_layers16() {
   const auto d16 = back(dQKV);
   const auto d32 = back(dQKV32);
   for (int t = 0; t < tok; ++t)
-    for (int c = 2 * hl; c < 3 * hl; ++c) dv16.push_back(d16[size_t(t) * 3 * hl + c]), dv32.push_back(d32[size_t(t) * 3 * hl + c]);
+    for (int c = 2 * hl; c < 3 * hl; ++c)
+      dv16.push_back(d16[size_t(t) * 3 * hl + c]), dv32.push_back(d32[size_t(t) * 3 * hl + c]);
   EXPECT_EQ(off_by_more_than_one(dv16, dv32, ne), 0) << "attention dV";
   EXPECT_EQ(ne, 0) << "not the fp32 value rounded once";
   // The softmax on its own, causal and not.
@@ -154,7 +155,7 @@ void check_layers16() {
     sp::nn::softmax_backward<S>({12, 6, 6, causal}, Sc.data(), Gp.data());
     sp::nn::softmax_backward<float>({12, 6, 6, causal}, Pw.data(), Gp32.data());
     EXPECT_EQ(off_by_more_than_one(back(Gp), back(Gp32), ne), 0) << "softmax backward causal " << causal;
-  EXPECT_EQ(ne, 0) << "not the fp32 value rounded once";
+    EXPECT_EQ(ne, 0) << "not the fp32 value rounded once";
   }
 }
 

@@ -63,7 +63,8 @@ Outcome<S> run(const ModelShape& m, Layout l, int steps, const sp::precision::Sc
   const Counted pred = predicted(m, l, 0);
   r.counts_match = got.values == pred.values;
   for (size_t k = 0; k < got.values.size(); ++k)
-    if (got.values[k] != pred.values[k]) ADD_FAILURE() << got.names[k] << " " << got.values[k] << " != " << pred.values[k];
+    if (got.values[k] != pred.values[k])
+      ADD_FAILURE() << got.names[k] << " " << got.values[k] << " != " << pred.values[k];
   r.skipped = st.skipped_steps();
   r.scale = st.scaler().scale();
   return r;
