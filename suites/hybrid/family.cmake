@@ -27,8 +27,10 @@ if(SP_BUILD_TESTS)
     endforeach()
     # Through the harness at 2 ranks: every counted-vs-predicted verdict of
     # hybrid_step must PASS on every rank (--strict: a FAIL exits 1), for the
-    # conformance sets (dp = 2) and for tensor- and pipeline-parallel layouts.
-    foreach(_case "dp2;" "tp2;--set;dp=1,tp=2,zero=0,ckpt=1" "pp2;--set;dp=1,pp=2,schedule=interleaved,v=1,mb=2,zero=1")
+    # conformance sets (dp = 2) and for tensor- and pipeline-parallel layouts,
+    # and for bf16 storage on two pipeline stages (checked bitwise).
+    foreach(_case "dp2;" "tp2;--set;dp=1,tp=2,zero=0,ckpt=1" "pp2;--set;dp=1,pp=2,schedule=interleaved,v=1,mb=2,zero=1"
+                  "pp2_bf16;--set;dp=1,pp=2,storage=bf16,zero=1,ckpt=1")
       list(GET _case 0 _name)
       list(SUBLIST _case 1 -1 _extra)
       add_test(NAME hybrid_verdicts_np2_${_name}
