@@ -93,8 +93,9 @@ class HybridStep {
   // The loss is w/(2B) sum |y - t|^2 (default w = 1): a small w makes every
   // gradient small, which is how tests put gradients below fp16's range.
   void set_loss_weight(double w) { loss_weight_ = w; }
-  // Fault injection for tests: the next step's local fp32 gradient gets one
-  // infinite element on this rank before the inf/NaN check.
+  // Fault injection for tests (16-bit storage, where the check runs): the
+  // next step's local fp32 gradient gets one infinite element on this rank
+  // before the inf/NaN check.
   void inject_nonfinite() { inject_ = true; }
 
   const MemoryTracker& memory() const { return mem_; }
