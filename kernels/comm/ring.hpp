@@ -11,7 +11,10 @@
 // balanced chunks (partition.hpp), so any count works, including count < p.
 // Data parallelism, tensor parallelism and the hybrid step reduce their
 // gradients and activations with these, and the collectives family
-// benchmarks them against the vendor's.
+// benchmarks them against the vendor's. 16-bit element types (fp16 and
+// bf16 of kernels/precision/float16.hpp) combine each received chunk in fp32
+// and round once per step, their operator+= (so p - 1 roundings per element
+// over a ring of p).
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <vector>

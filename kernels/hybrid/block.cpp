@@ -15,17 +15,19 @@ mp::AttnShape attn_shape(const BlockAct& a) { return {a.r.b, a.r.s, a.k.heads, a
 
 template <class T>
 void block_forward(const BlockAct& a, const T* w, const T* x, T* act, GroupComm<T>& tp) {
+  using A = typename nn::AccOf<T>::type;
+  auto stat = [&](int64_t off) { return reinterpret_cast<A*>(act + off); };  // aligned: BlockAct's layout
   const BlockShape& k = a.k;
   const int n = a.r.n(), h = k.h, hl = k.hl(), fl = k.fl;
   T *ln1 = act + a.ln1(), *qkv = act + a.qkv(), *o = act + a.o(), *x1 = act + a.x1(), *ln2 = act + a.ln2();
   T *z = act + a.z(), *hh = act + a.hh(), *out = act + a.out();
-  nn::layernorm_forward<T>(n, h, x, w + k.ln1_g(), w + k.ln1_b(), T(kLnEps), ln1, act + a.mu1(), act + a.rs1());
+  nn::layernorm_forward<T>(n, h, x, w + k.ln1_g(), w + k.ln1_b(), A(kLnEps), ln1, stat(a.mu1()), stat(a.rs1()));
   nn::gemm(Op::N, Op::N, n, 3 * hl, h, ln1, h, w + k.wqkv(), 3 * hl, qkv, 3 * hl);
   mp::attention_forward<T>(attn_shape(a), qkv, o, act + a.p());
   nn::gemm(Op::N, Op::N, n, h, hl, o, hl, w + k.wo(), h, x1, h);
   tp.all_reduce(x1, size_t(n) * h);  // g: sum of the row-parallel partial products
   nn::add(x, x1, x1, int64_t(n) * h);
-  nn::layernorm_forward<T>(n, h, x1, w + k.ln2_g(), w + k.ln2_b(), T(kLnEps), ln2, act + a.mu2(), act + a.rs2());
+  nn::layernorm_forward<T>(n, h, x1, w + k.ln2_g(), w + k.ln2_b(), A(kLnEps), ln2, stat(a.mu2()), stat(a.rs2()));
   nn::gemm(Op::N, Op::N, n, fl, h, ln2, h, w + k.w1(), fl, z, fl);
   nn::gelu_forward(z, hh, int64_t(n) * fl);
   nn::gemm(Op::N, Op::N, n, h, fl, hh, fl, w + k.w2(), h, out, h);
@@ -34,15 +36,18 @@ void block_forward(const BlockAct& a, const T* w, const T* x, T* act, GroupComm<
 }
 
 template <class T>
-void block_backward(const BlockAct& a, const T* w, T* gw, const T* x, const T* act, const T* dy, T* dx, T* scratch,
-                    GroupComm<T>& tp) {
+void block_backward(const BlockAct& a, const T* w, typename nn::AccOf<T>::type* gw, const T* x, const T* act,
+                    const T* dy, T* dx, T* scratch, GroupComm<T>& tp) {
+  using A = typename nn::AccOf<T>::type;
+  auto stat = [&](int64_t off) { return reinterpret_cast<const A*>(act + off); };
   const BlockShape& k = a.k;
-  const BlockScratch sc{k, a.r};
+  const BlockScratch sc{k, a.r, a.st};
   const int n = a.r.n(), h = k.h, hl = k.hl(), fl = k.fl;
   const T *ln1 = act + a.ln1(), *qkv = act + a.qkv(), *o = act + a.o(), *x1 = act + a.x1();
   const T *ln2 = act + a.ln2(), *z = act + a.z(), *hh = act + a.hh();
   T *dln = scratch + sc.dln(), *dx1 = scratch + sc.dx1(), *dz = scratch + sc.dz(), *dout = scratch + sc.dout();
-  T *ds = scratch + sc.ds(), *dqkv = scratch + sc.dqkv(), *dnorm = scratch + sc.dnorm();
+  T *ds = scratch + sc.ds(), *dqkv = scratch + sc.dqkv();
+  A* dnorm = reinterpret_cast<A*>(scratch + sc.dnorm());  // aligned: first in the scratch
   // MLP: out = x1 + GeLU(ln2 W1) W2.
   nn::gemm(Op::N, Op::T, n, fl, h, dy, h, w + k.w2(), h, dz, fl);           // dH = dy W2^T
   nn::gemm(Op::T, Op::N, fl, h, n, hh, fl, dy, h, gw + k.w2(), h, true);    // dW2 += H^T dy
@@ -50,7 +55,7 @@ void block_backward(const BlockAct& a, const T* w, T* gw, const T* x, const T* a
   nn::gemm(Op::T, Op::N, h, fl, n, ln2, h, dz, fl, gw + k.w1(), fl, true);  // dW1 += ln2^T dZ
   nn::gemm(Op::N, Op::T, n, h, fl, dz, fl, w + k.w1(), fl, dln, h);         // d ln2 = dZ W1^T
   tp.all_reduce(dln, size_t(n) * h);                                        // f: the column-parallel input gradient
-  nn::layernorm_backward<T>(n, h, x1, w + k.ln2_g(), act + a.mu2(), act + a.rs2(), dln, dx1, dnorm, dnorm + h);
+  nn::layernorm_backward<T>(n, h, x1, w + k.ln2_g(), stat(a.mu2()), stat(a.rs2()), dln, dx1, dnorm, dnorm + h);
   nn::add(gw + k.ln2_g(), dnorm, gw + k.ln2_g(), 2 * int64_t(h));  // gamma and beta are adjacent
   nn::add(dx1, dy, dx1, int64_t(n) * h);
   // Attention: x1 = x + Attn(ln1) Wo.
@@ -60,17 +65,20 @@ void block_backward(const BlockAct& a, const T* w, T* gw, const T* x, const T* a
   nn::gemm(Op::T, Op::N, h, 3 * hl, n, ln1, h, dqkv, 3 * hl, gw + k.wqkv(), 3 * hl, true);  // dWqkv += ln1^T dQKV
   nn::gemm(Op::N, Op::T, n, h, 3 * hl, dqkv, 3 * hl, w + k.wqkv(), 3 * hl, dln, h);         // d ln1 = dQKV Wqkv^T
   tp.all_reduce(dln, size_t(n) * h);                                                        // f
-  nn::layernorm_backward<T>(n, h, x, w + k.ln1_g(), act + a.mu1(), act + a.rs1(), dln, dx, dnorm, dnorm + h);
+  nn::layernorm_backward<T>(n, h, x, w + k.ln1_g(), stat(a.mu1()), stat(a.rs1()), dln, dx, dnorm, dnorm + h);
   nn::add(gw + k.ln1_g(), dnorm, gw + k.ln1_g(), 2 * int64_t(h));
   nn::add(dx, dx1, dx, int64_t(n) * h);
 }
 
-template void block_forward<float>(const BlockAct&, const float*, const float*, float*, GroupComm<float>&);
-template void block_forward<double>(const BlockAct&, const double*, const double*, double*, GroupComm<double>&);
-template void block_backward<float>(const BlockAct&, const float*, float*, const float*, const float*, const float*,
-                                    float*, float*, GroupComm<float>&);
-template void block_backward<double>(const BlockAct&, const double*, double*, const double*, const double*,
-                                     const double*, double*, double*, GroupComm<double>&);
+#define SP_HYBRID_BLOCK(T)                                                                                     \
+  template void block_forward<T>(const BlockAct&, const T*, const T*, T*, GroupComm<T>&);                      \
+  template void block_backward<T>(const BlockAct&, const T*, typename nn::AccOf<T>::type*, const T*, const T*, \
+                                  const T*, T*, T*, GroupComm<T>&);
+SP_HYBRID_BLOCK(float)
+SP_HYBRID_BLOCK(double)
+SP_HYBRID_BLOCK(precision::fp16_t)
+SP_HYBRID_BLOCK(precision::bf16_t)
+#undef SP_HYBRID_BLOCK
 
 std::vector<BlockGemm> block_gemms_forward(const BlockAct& a) {
   const int n = a.r.n(), h = a.k.h, hl = a.k.hl(), fl = a.k.fl, s = a.r.s, d = a.k.d, bh = a.r.b * a.k.heads;

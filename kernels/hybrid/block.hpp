@@ -2,7 +2,9 @@
 // Forward and backward of one tensor-parallel transformer block on one
 // micro-batch (n = b s token rows of width h), on the layer library
 // (kernels/nn: GEMM, layer norm, GeLU, residual adds) and the attention core
-// of kernels/modelparallel, in the storage type T (float or double). The two conjugate tensor-parallel
+// of kernels/modelparallel, in the storage type T (fp32, fp64, fp16 or bf16;
+// 16-bit storage computes in fp32 and rounds each stored result once, its
+// weight gradients accumulate in fp32). The two conjugate tensor-parallel
 // all-reduces (Megatron-LM's g after each row-parallel product in forward,
 // f before each column-parallel input gradient in backward) go to the
 // tensor-parallel group: two per block each way.
@@ -14,6 +16,7 @@
 
 #include "kernels/hybrid/block_shape.hpp"
 #include "kernels/hybrid/group_comm.hpp"
+#include "kernels/nn/gemm.hpp"
 
 namespace sp::hybrid {
 
@@ -22,42 +25,56 @@ struct Rows {
   int n() const { return b * s; }
 };
 
-// Offsets of one block's stashed activations (elements).
+// Offsets of one block's stashed activations, in elements of the storage
+// type. The layer norms' statistics (mean, rstd per row) are kept in the
+// accumulation type, `st` storage elements each (1 for fp32 and fp64, 2 for
+// 16-bit storage); they come first and the total is a multiple of st, so
+// that every statistic is aligned in a buffer of whole BlockActs.
 struct BlockAct {
   BlockShape k;
   Rows r;
+  int st = 1;
   int64_t n() const { return r.n(); }
   int64_t probs() const { return int64_t(r.b) * k.heads * r.s * r.s; }
-  int64_t ln1() const { return 0; }
-  int64_t mu1() const { return ln1() + n() * k.h; }
-  int64_t rs1() const { return mu1() + n(); }
-  int64_t qkv() const { return rs1() + n(); }
+  int64_t mu1() const { return 0; }
+  int64_t rs1() const { return mu1() + st * n(); }
+  int64_t mu2() const { return rs1() + st * n(); }
+  int64_t rs2() const { return mu2() + st * n(); }
+  int64_t ln1() const { return rs2() + st * n(); }
+  int64_t qkv() const { return ln1() + n() * k.h; }
   int64_t p() const { return qkv() + n() * 3 * k.hl(); }
   int64_t o() const { return p() + probs(); }
   int64_t x1() const { return o() + n() * k.hl(); }
   int64_t ln2() const { return x1() + n() * k.h; }
-  int64_t mu2() const { return ln2() + n() * k.h; }
-  int64_t rs2() const { return mu2() + n(); }
-  int64_t z() const { return rs2() + n(); }
+  int64_t z() const { return ln2() + n() * k.h; }
   int64_t hh() const { return z() + n() * k.fl; }
   int64_t out() const { return hh() + n() * k.fl; }
-  int64_t elems() const { return out() + n() * k.h; }  // n (4h + 4 + 4 hl + 2 fl) + b heads s^2
+  // n (4h + 4 st + 4 hl + 2 fl) + b heads s^2, rounded up to a multiple of st
+  int64_t elems() const { return (out() + n() * k.h + st - 1) / st * st; }
 };
 
-// Offsets of the backward's scratch (elements).
+// Offsets of the backward's scratch (elements of the storage type); the
+// layer-norm parameter gradients (2h, accumulation type) first.
 struct BlockScratch {
   BlockShape k;
   Rows r;
+  int st = 1;
   int64_t n() const { return r.n(); }
-  int64_t dln() const { return 0; }
+  int64_t dnorm() const { return 0; }  // LN gamma and beta gradients, 2h values of st elements
+  int64_t dln() const { return dnorm() + 2 * int64_t(st) * k.h; }
   int64_t dx1() const { return dln() + n() * k.h; }
   int64_t dz() const { return dx1() + n() * k.h; }
   int64_t dout() const { return dz() + n() * k.fl; }
   int64_t ds() const { return dout() + n() * k.hl(); }
   int64_t dqkv() const { return ds() + int64_t(r.b) * k.heads * r.s * r.s; }
-  int64_t dnorm() const { return dqkv() + n() * 3 * k.hl(); }  // LN gamma and beta gradients, 2h
-  int64_t elems() const { return dnorm() + 2 * k.h; }          // n (2h + fl + 4 hl) + b heads s^2 + 2h
+  int64_t elems() const { return dqkv() + n() * 3 * k.hl(); }  // n (2h + fl + 4 hl) + b heads s^2 + 2 st h
 };
+
+// Storage elements per accumulation-type value: 1, or 2 for 16-bit storage.
+template <class S>
+constexpr int acc_elems() {
+  return int(sizeof(typename nn::AccOf<S>::type) / sizeof(S));
+}
 
 // Layer norm epsilon, rounded to T where used.
 constexpr double kLnEps = 1e-5;
@@ -68,10 +85,10 @@ template <class T>
 void block_forward(const BlockAct& a, const T* w, const T* x, T* act, GroupComm<T>& tp);
 
 // dx := the input gradient for output gradient dy; the weight gradients are
-// added to gw (BlockShape offsets). dx must not alias dy.
+// added to gw (BlockShape offsets, accumulation type). dx must not alias dy.
 template <class T>
-void block_backward(const BlockAct& a, const T* w, T* gw, const T* x, const T* act, const T* dy, T* dx, T* scratch,
-                    GroupComm<T>& tp);
+void block_backward(const BlockAct& a, const T* w, typename nn::AccOf<T>::type* gw, const T* x, const T* act,
+                    const T* dy, T* dx, T* scratch, GroupComm<T>& tp);
 
 // The matrix products of one block's forward (3 GEMMs and the 2 batched
 // attention products) and backward, as (M, N, K, count) of 2 M N K FLOPs.

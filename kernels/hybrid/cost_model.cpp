@@ -10,9 +10,16 @@ namespace sp::hybrid {
 
 namespace {
 
-// Bytes of one stored element: the step keeps parameters, gradients, Adam's
-// state, activations and messages all in its storage type.
-double storage_bytes(const Layout& l) { return l.storage == StorageType::fp64 ? 8 : 4; }
+// Bytes of one stored element (parameters, activations, checkpoints,
+// pipeline messages, tensor-parallel all-reduces, ZeRO's parameter
+// gathers): 8, 4, or 2 for fp16 and bf16. Bytes of one accumulated element
+// (gradients, Adam's moments and, with 16-bit storage, the fp32 master
+// weights and the data-parallel gradient reductions): 8 for fp64, else 4.
+double storage_bytes(const Layout& l) {
+  return l.storage == StorageType::fp64 ? 8 : l.storage == StorageType::fp32 ? 4 : 2;
+}
+double acc_bytes(const Layout& l) { return l.storage == StorageType::fp64 ? 8 : 4; }
+bool mixed(const Layout& l) { return l.storage == StorageType::fp16 || l.storage == StorageType::bf16; }
 
 // The quantities of a rank that every prediction starts from.
 struct RankView {
@@ -34,8 +41,9 @@ RankView view(const ModelShape& m, const Layout& l, int rank) {
   r.pc = double(r.bpc) * double(r.k.elems());
   r.shard = double(comm::Partition{size_t(r.pc), l.dp}.size(r.c.dp));
   r.nh = double(rows.n()) * m.hidden;
-  r.act_block = double(BlockAct{r.k, rows}.elems());
-  r.scratch = double(BlockScratch{r.k, rows}.elems()) + 2 * r.nh;
+  const int st = mixed(l) ? 2 : 1;  // storage elements per fp32 layer-norm statistic (block.hpp)
+  r.act_block = double(BlockAct{r.k, rows, st}.elems());
+  r.scratch = double(BlockScratch{r.k, rows, st}.elems()) + 2 * r.nh;
   return r;
 }
 
@@ -55,12 +63,13 @@ double rs_tmp(double n, int p, double kF) { return p == 1 ? 0 : double(comm::Par
 
 MemoryByCategory predict_memory(const ModelShape& m, const Layout& l, int rank) {
   const RankView r = view(m, l, rank);
-  const double kF = storage_bytes(l);
+  const double kF = storage_bytes(l), kA = acc_bytes(l);
   MemoryByCategory out;
   const double v = l.v;
   out.params = (l.zero_stage == 3 ? v * r.shard + r.pc : v * r.pc) * kF;
-  out.grads = (l.zero_stage >= 2 ? v * r.shard + r.pc : v * r.pc) * kF;
-  out.optimizer = 2 * (l.zero_stage >= 1 ? v * r.shard : v * r.pc) * kF;
+  out.grads = (l.zero_stage >= 2 ? v * r.shard + r.pc : v * r.pc) * kA;
+  // Adam's m and v, and with 16-bit storage the fp32 master weights (sharded alike).
+  out.optimizer = (mixed(l) ? 3 : 2) * (l.zero_stage >= 1 ? v * r.shard : v * r.pc) * kA;
 
   // Walk this rank's operations: activation sets live from F to B; sent
   // messages stay until the end of the schedule.
@@ -72,7 +81,7 @@ MemoryByCategory predict_memory(const ModelShape& m, const Layout& l, int rank) 
     if (k == 0) return r.nh + r.bpc * r.act_block;
     return r.nh * (1 + keep + (chunk == r.chunks - 1 ? 1 : 0));
   };
-  const double tp_tmp = rs_tmp(r.nh, l.tp, kF), dp_tmp = rs_tmp(r.pc, l.dp, kF);
+  const double tp_tmp = rs_tmp(r.nh, l.tp, kF), dp_tmp = rs_tmp(r.pc, l.dp, kA);
   double held = 0, act_peak = 0, msgs = 0, comm_peak = 0;
   for (const mp::Op& op : s.ranks[size_t(r.c.pp)]) {
     const bool fwd = op.kind == mp::Kind::F;
@@ -91,7 +100,7 @@ MemoryByCategory predict_memory(const ModelShape& m, const Layout& l, int rank) 
 
 TrafficPerStep predict_traffic(const ModelShape& m, const Layout& l, int rank) {
   const RankView r = view(m, l, rank);
-  const double kF = storage_bytes(l);
+  const double kF = storage_bytes(l), kA = acc_bytes(l);
   TrafficPerStep t;
   const double ops = double(l.micro_batches) * l.v;  // F ops, and B ops, of this rank
   // Tensor parallel: per block and micro-batch 2 all-reduces forward, 2
@@ -103,7 +112,8 @@ TrafficPerStep predict_traffic(const ModelShape& m, const Layout& l, int rank) {
   }
   // Data parallel, per chunk: stage 0 all-reduce; 1 reduce-scatter + all-gather
   // after the schedule; 2 reduce-scatter per B op + all-gather after; 3
-  // all-gather per F and B op, reduce-scatter per B op.
+  // all-gather per F and B op, reduce-scatter per B op. Gradients travel in
+  // the accumulation type, gathered parameters in the storage type.
   double rs = 0, ag = 0;
   switch (l.zero_stage) {
     case 0: rs = ag = l.v; break;
@@ -113,7 +123,7 @@ TrafficPerStep predict_traffic(const ModelShape& m, const Layout& l, int rank) {
   }
   if (l.dp > 1) {
     t.dp_collectives = int64_t(l.zero_stage == 0 ? l.v : rs + ag);
-    t.dp_bytes = rs * rs_bytes(r.pc, l.dp, r.c.dp, kF) + ag * ag_bytes(r.pc, l.dp, r.c.dp, kF);
+    t.dp_bytes = rs * rs_bytes(r.pc, l.dp, r.c.dp, kA) + ag * ag_bytes(r.pc, l.dp, r.c.dp, l.zero_stage == 0 ? kA : kF);
   }
   t.pp_messages = mp::predicted_messages_sent(l.pp, l.micro_batches, l.v, r.c.pp);
   t.pp_bytes = double(t.pp_messages) * r.nh * kF;

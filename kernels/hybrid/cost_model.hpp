@@ -18,7 +18,7 @@ namespace sp::hybrid {
 // Bytes held by one rank, each category at its own peak during the step.
 struct MemoryByCategory {
   double params = 0;        // stored parameters (storage type; the gathered ZeRO-3 working copy included)
-  double grads = 0;         // gradients
+  double grads = 0;         // gradients (fp32 accumulators with 16-bit storage)
   double optimizer = 0;     // optimizer state and fp32 master weights
   double activations = 0;   // stashed activations and checkpoints at the schedule's peak
   double comm_buffers = 0;  // send/receive and staging buffers of the collectives and of the pipeline

@@ -5,7 +5,7 @@
 namespace sp::hybrid {
 
 #ifdef SP_HAVE_MPI
-Groups::Groups(const Layout& l, int rank, MPI_Comm base) : coord(grid_coord(l, rank)) {
+Groups::Groups(const Layout& l, int rank, MPI_Comm base) : coord(grid_coord(l, rank)), base_(base) {
 #else
 Groups::Groups(const Layout& l, int rank) : coord(grid_coord(l, rank)) {
 #endif
@@ -27,6 +27,16 @@ Groups::Groups(const Layout& l, int rank) : coord(grid_coord(l, rank)) {
   tp_ = make(l.tp, c.pp * l.dp + c.dp, c.tp);
   dp_ = make(l.dp, c.pp * l.tp + c.tp, c.dp);
   pp_ = make(l.pp, c.dp * l.tp + c.tp, c.pp);
+}
+
+long long Groups::sum_over_layout(long long x) {
+#ifdef SP_HAVE_MPI
+  long long s = 0;
+  MPI_Allreduce(&x, &s, 1, MPI_LONG_LONG, MPI_SUM, base_);
+  return s;
+#else
+  return x;
+#endif
 }
 
 Groups::~Groups() {

@@ -28,11 +28,16 @@ class Groups {
   comm::Transport& dp() { return *dp_; }
   comm::Transport& tp() { return *tp_; }
   comm::Transport& pp() { return *pp_; }
+  // The sum of x over all ranks of the layout (MPI_Allreduce on the base
+  // communicator; x itself without MPI): for decisions every rank must take
+  // alike. Not part of any group's counted traffic.
+  long long sum_over_layout(long long x);
 
  private:
   std::unique_ptr<comm::Transport> dp_, tp_, pp_;
 #ifdef SP_HAVE_MPI
   std::vector<MPI_Comm> comms_;  // freed with the groups
+  MPI_Comm base_ = MPI_COMM_NULL;
 #endif
 };
 

@@ -1,11 +1,13 @@
 #include "kernels/hybrid/step.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "kernels/comm/ring.hpp"
 #include "kernels/nn/activations.hpp"
 #include "kernels/nn/loss.hpp"
+#include "kernels/precision/loss_scaler.hpp"
 
 namespace sp::hybrid {
 
@@ -20,14 +22,14 @@ void copy(T* dst, const T* src, int64_t n) {
 
 template <class T>
 HybridStep<T>::HybridStep(const ModelShape& m, const Layout& l, int rank)
-    : m_(m), l_(l), g_(l, rank), dp_(g_.dp(), mem_), tp_(g_.tp(), mem_) {
+    : m_(m), l_(l), g_(l, rank), dp_(g_.dp(), mem_), dpw_(g_.dp(), mem_), tp_(g_.tp(), mem_) {
   init();
 }
 
 #ifdef SP_HAVE_MPI
 template <class T>
 HybridStep<T>::HybridStep(const ModelShape& m, const Layout& l, int rank, MPI_Comm base)
-    : m_(m), l_(l), g_(l, rank, base), dp_(g_.dp(), mem_), tp_(g_.tp(), mem_) {
+    : m_(m), l_(l), g_(l, rank, base), dp_(g_.dp(), mem_), dpw_(g_.dp(), mem_), tp_(g_.tp(), mem_) {
   init();
 }
 #endif
@@ -38,6 +40,9 @@ void HybridStep<T>::init() {
   const Layout& l = l_;
   const std::string err = layout_error(m, l, l.world());
   if (!err.empty()) throw std::invalid_argument(err);
+  if (l.storage != storage_of<T>())
+    throw std::invalid_argument(std::string("hybrid: layout storage ") + to_string(l.storage) + " run by a " +
+                                to_string(storage_of<T>()) + " step");
   sched_ = mp::make_schedule(l.schedule, l.pp, l.micro_batches, l.v);
   k_ = block_shape(m, l);
   mbs_ = l.micro_batch_size(m);
@@ -56,40 +61,49 @@ void HybridStep<T>::init() {
   for (int64_t r = 0; r < int64_t(per) * m.seq; ++r) {
     const int64_t grow = int64_t(g_.coord.dp) * per * m.seq + r;
     for (int j = 0; j < m.hidden; ++j) {
-      hx(r * m.hidden + j) = init_value(0, Tensor::input, grow, j, 1);
-      hy(r * m.hidden + j) = init_value(0, Tensor::target, grow, j, 1);
+      hx(r * m.hidden + j) = nn::store_as<T>(init_value(0, Tensor::input, grow, j, 1), 0);
+      hy(r * m.hidden + j) = nn::store_as<T>(init_value(0, Tensor::target, grow, j, 1), 0);
     }
   }
   x_ = Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), hx);
   y_ = Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), hy);
 }
 
+// Initial values (fp32, model_init.hpp) rounded once into U.
 template <class T>
-void HybridStep<T>::block_params_fill(T* dst, int q, int64_t lo, int64_t n) const {
+template <class U>
+void HybridStep<T>::block_params_fill(U* dst, int q, int64_t lo, int64_t n) const {
   const int c = g_.coord.pp + q * l_.pp;
-  Kokkos::View<T*, Kokkos::HostSpace> h("hybrid_init", size_t(n));
+  Kokkos::View<U*, Kokkos::HostSpace> h("hybrid_init", size_t(n));
   for (int64_t e = 0; e < n; ++e) {
     const int64_t off = lo + e;
     const ParamPos p = param_pos(k_, l_.tp, g_.coord.tp, off % k_.elems());
-    h(e) = init_value(c * bpc_ + int(off / k_.elems()), p.t, p.i, p.j, p.rows);
+    h(e) = nn::store_as<U>(init_value(c * bpc_ + int(off / k_.elems()), p.t, p.i, p.j, p.rows), 0);
   }
-  Kokkos::deep_copy(Span<T>(dst, size_t(n)), h);
+  Kokkos::deep_copy(Span<U>(dst, size_t(n)), h);
 }
 
 template <class T>
 void HybridStep<T>::load() {
   const bool shard_p = l_.zero_stage == 3, shard_g = l_.zero_stage >= 2, shard_o = l_.zero_stage >= 1;
-  params_.clear(), grads_.clear(), m1_.clear(), m2_.clear();
+  params_.clear(), grads_.clear(), m1_.clear(), m2_.clear(), master_.clear();
   for (int q = 0; q < l_.v; ++q) {
     params_.emplace_back(mem_, Mem::params, size_t(shard_p ? shard_n_ : pc_), "hybrid_params");
     block_params_fill(params_.back().data(), q, shard_p ? shard_lo_ : 0, shard_p ? shard_n_ : pc_);
+    if constexpr (kMixed) {
+      master_.emplace_back(mem_, Mem::optim, size_t(shard_o ? shard_n_ : pc_), "hybrid_master");
+      block_params_fill(master_.back().data(), q, shard_o ? shard_lo_ : 0, shard_o ? shard_n_ : pc_);
+    }
     grads_.emplace_back(mem_, Mem::grads, size_t(shard_g ? shard_n_ : pc_), "hybrid_grads");
     m1_.emplace_back(mem_, Mem::optim, size_t(shard_o ? shard_n_ : pc_), "hybrid_adam_m");
     m2_.emplace_back(mem_, Mem::optim, size_t(shard_o ? shard_n_ : pc_), "hybrid_adam_v");
   }
+  scaler_ = precision::GradScaler(scaler_cfg_);
+  skipped_ = 0;
+  inject_ = false;
   t_ = 0;
   busy_ = 0;
-  dp_.collectives = tp_.collectives = 0;
+  dp_.collectives = dpw_.collectives = tp_.collectives = 0;
   g_.dp().reset_traffic(), g_.tp().reset_traffic(), g_.pp().reset_traffic();
   mem_.reset_peaks();
 }
@@ -99,7 +113,7 @@ StepCounters HybridStep<T>::counters() const {
   StepCounters c;
   auto& g = const_cast<Groups&>(g_);
   c.dp = g.dp().total(), c.tp = g.tp().total(), c.pp = g.pp().total();
-  c.dp_collectives = dp_.collectives, c.tp_collectives = tp_.collectives;
+  c.dp_collectives = dp_.collectives + dpw_.collectives, c.tp_collectives = tp_.collectives;
   c.busy_seconds = busy_;
   return c;
 }
@@ -109,7 +123,7 @@ T* HybridStep<T>::chunk_params(int q) {
   if (l_.zero_stage < 3) return params_[q].data();
   gathered_ = Tracked<T>(mem_, Mem::params, size_t(pc_), "hybrid_gathered", false);
   copy(gathered_.data() + shard_lo_, params_[q].data(), shard_n_);
-  dp_.all_gather(gathered_.data(), size_t(pc_));
+  dpw_.all_gather(gathered_.data(), size_t(pc_));
   return gathered_.data();
 }
 
@@ -139,13 +153,14 @@ void HybridStep<T>::receive(bool grad, int mb, int c, int from_chunk, T* x) {
 
 template <class T>
 void HybridStep<T>::forward(int mb, int c) {
-  const BlockAct a{k_, rows_};
+  const BlockAct a{k_, rows_, acc_elems<T>()};
   const int64_t E = a.elems(), k = l_.ckpt_every, q = local(c);
   const bool last = c == chunks_ - 1;
   auto set = std::make_unique<Set>();
   const int64_t keep = k > 0 ? (bpc_ - 1) / k : 0;
   const int64_t elems = k == 0 ? nh_ + bpc_ * E : nh_ * (1 + keep + (last ? 1 : 0));
   set->buf = Tracked<T>(mem_, Mem::activations, size_t(elems), "hybrid_act_set", false);
+  set->x_off = k == 0 ? bpc_ * E : 0;
   T* X = set->x();
   if (c == 0)
     copy(X, x_.data() + int64_t(mb) * nh_, nh_);
@@ -155,7 +170,7 @@ void HybridStep<T>::forward(int mb, int c) {
   const T* out = nullptr;
   Tracked<T> ws;
   if (k == 0) {
-    T* act = X + nh_;
+    T* act = set->buf.data();
     for (int j = 0; j < bpc_; ++j)
       block_forward(a, w + j * k_.elems(), j == 0 ? X : act + (j - 1) * E + a.out(), act + j * E, tp_);
     out = act + (bpc_ - 1) * E + a.out();
@@ -180,32 +195,36 @@ void HybridStep<T>::forward(int mb, int c) {
 
 template <class T>
 void HybridStep<T>::backward(int mb, int c) {
-  const BlockAct a{k_, rows_};
-  const BlockScratch sc{k_, rows_};
+  const BlockAct a{k_, rows_, acc_elems<T>()};
+  const BlockScratch sc{k_, rows_, acc_elems<T>()};
   const int64_t E = a.elems(), k = l_.ckpt_every, q = local(c);
   const bool last = c == chunks_ - 1;
   auto it = sets_.find({mb, c});
   if (it == sets_.end()) throw std::logic_error("hybrid: backward before forward");
   T* X = it->second->x();
+  T* acts = it->second->buf.data();
   Tracked<T> scratch(mem_, Mem::activations, size_t(sc.elems() + 2 * nh_), "hybrid_bwd_scratch", false);
   T* cur = scratch.data() + sc.elems();
   T* other = cur + nh_;
   const int64_t keep = k > 0 ? (bpc_ - 1) / k : 0;
   if (last) {
-    const T* out = k == 0 ? X + nh_ + (bpc_ - 1) * E + a.out() : X + (1 + keep) * nh_;
-    nn::mse_grad(out, y_.data() + int64_t(mb) * nh_, cur, nh_, T(1.0 / m_.global_batch));
+    const T* out = k == 0 ? acts + (bpc_ - 1) * E + a.out() : X + (1 + keep) * nh_;
+    // dL/dy = w (y - t) / B, times the loss scale with 16-bit storage (a
+    // power of two: the constant is the fp32 w / B scaled exactly).
+    const double scale = kMixed ? scaler_.scale() : 1.0;
+    nn::mse_grad(out, y_.data() + int64_t(mb) * nh_, cur, nh_, A(scale * (loss_weight_ / m_.global_batch)));
   } else {
     receive(true, mb, c, c + 1, cur);
   }
   const T* w = chunk_params(int(q));
-  T* gw = grads_[q].data();
+  A* gw = grads_[q].data();
   if (l_.zero_stage >= 2) {
-    grad_tmp_ = Tracked<T>(mem_, Mem::grads, size_t(pc_), "hybrid_grad_op");
+    grad_tmp_ = Tracked<A>(mem_, Mem::grads, size_t(pc_), "hybrid_grad_op");
     gw = grad_tmp_.data();
   }
   const int64_t P = k_.elems();
   if (k == 0) {
-    const T* act = X + nh_;
+    const T* act = acts;
     for (int j = bpc_ - 1; j >= 0; --j) {
       block_backward(a, w + j * P, gw + j * P, j == 0 ? X : act + (j - 1) * E + a.out(), act + j * E, cur, other,
                      scratch.data(), tp_);
@@ -237,21 +256,52 @@ void HybridStep<T>::backward(int mb, int c) {
   sets_.erase(it);
 }
 
+// 16-bit storage: the accumulated fp32 gradients (scaled by S_t) divided by
+// S_t - exact, a power of two - and their inf/NaN elements counted; the sum
+// over every rank of the layout decides for all of them.
+template <class T>
+bool HybridStep<T>::unscale_and_check() {
+  const A inv = A(1.0 / scaler_.scale());
+  long long bad = 0;
+  for (auto& g : grads_) {
+    nn::scale(g.data(), inv, int64_t(g.size()));
+    if (inject_ && g.size() > 0) Kokkos::deep_copy(Kokkos::subview(g.view(), 0), A(INFINITY));
+    inject_ = false;
+    Kokkos::fence();
+    bad += precision::count_nonfinite<A>(g.view());
+  }
+  return g_.sum_over_layout(bad) == 0;
+}
+
 template <class T>
 void HybridStep<T>::optimizer() {
+  if constexpr (kMixed) {
+    if (!scaler_.update(!unscale_and_check())) {  // skipped: parameters, moments, t unchanged; S_t halved
+      ++skipped_;
+      for (auto& g : grads_) Kokkos::deep_copy(g.view(), A(0));
+      return;
+    }
+  }
   ++t_;
   const int st = l_.zero_stage;
   for (int q = 0; q < l_.v; ++q) {
-    T *p = params_[q].data(), *g = grads_[q].data();
+    T* p = params_[q].data();
+    A* g = grads_[q].data();
     size_t n = size_t(pc_);
     if (st == 0) dp_.all_reduce(g, n);
     if (st == 1) dp_.reduce_scatter(g, n), g += shard_lo_;
     if (st >= 1) n = size_t(shard_n_);
     if (st == 1 || st == 2) p += shard_lo_;
-    nn::adam_update<T>(p, g, m1_[q].data(), m2_[q].data(), n, adam_, t_);
+    if constexpr (kMixed) {
+      float* w = master_[q].data();  // the master covers what this rank updates
+      nn::adam_update<float>(w, g, m1_[q].data(), m2_[q].data(), n, adam_, t_);
+      nn::cast_to<T>(w, p, n);
+    } else {
+      nn::adam_update<T>(p, g, m1_[q].data(), m2_[q].data(), n, adam_, t_);
+    }
     Kokkos::fence();
-    if (st == 1 || st == 2) dp_.all_gather(params_[q].data(), size_t(pc_));
-    Kokkos::deep_copy(grads_[q].view(), T(0));
+    if (st == 1 || st == 2) dpw_.all_gather(params_[q].data(), size_t(pc_));
+    Kokkos::deep_copy(grads_[q].view(), A(0));
   }
 }
 
@@ -273,5 +323,7 @@ void HybridStep<T>::step() {
 
 template class HybridStep<float>;
 template class HybridStep<double>;
+template class HybridStep<precision::fp16_t>;
+template class HybridStep<precision::bf16_t>;
 
 }  // namespace sp::hybrid

@@ -10,7 +10,14 @@
 // [b * heads * s, s]: row (sample * heads + head) * s + query. Masked
 // entries (key > query) of P and dS are exactly 0, so the full s x s
 // products add only exact zeros to the causal sums.
+//
+// Storage type S: fp32 or fp64 compute in S; 16-bit S (fp16, bf16) forms
+// every product in fp32 (kernels/gemm's tiled GEMM with 16-bit operands) and
+// rounds each result once into S, and the softmax computes in fp32
+// (kernels/nn/softmax.hpp): Q K^T, P, O, dP, dS, dQ, dK, dV are S buffers.
 #include <Kokkos_Core.hpp>
+#include <string>
+#include <type_traits>
 
 #include "kernels/modelparallel/dense.hpp"
 #include "kernels/nn/activations.hpp"
@@ -35,21 +42,47 @@ template <class T>
 sp::nn::Batched<T> probs(T* base, const AttnShape& sh, sp::nn::Op op) {
   return {base, sh.s, op, int64_t(sh.s) * sh.s};
 }
+
+// C_b = op(A_b) op(B_b) for b < batch: nn::gemm_batched for fp32 and fp64;
+// for 16-bit S the tiled GEMM accumulates in fp32 into a temporary, which is
+// then rounded once into C's storage.
+template <class S>
+void batched(int batch, int M, int N, int K, sp::nn::Batched<const S> A, sp::nn::Batched<const S> B,
+             sp::nn::Batched<S> C) {
+  using Acc = typename sp::nn::AccOf<S>::type;
+  if constexpr (std::is_same<S, Acc>::value) {
+    sp::nn::gemm_batched<S>(batch, M, N, K, A, B, C);
+  } else {
+    auto as = sp::nn::operand(A.p, A.ld, A.op), bs = sp::nn::operand(B.p, B.ld, B.op);
+    as.bs = A.bs, as.bh = A.bh, as.nh = A.nh;
+    bs.bs = B.bs, bs.bh = B.bh, bs.nh = B.nh;
+    const int64_t mn = int64_t(M) * N;
+    Kokkos::View<Acc*> acc(Kokkos::view_alloc(std::string("mp_attention_acc"), Kokkos::WithoutInitializing),
+                           size_t(batch) * size_t(mn));
+    sp::kernels::GemmOperand<Acc> cs{acc.data(), N, 1, mn};
+    sp::kernels::gemm_tiled_batched<Acc, S, S>(batch, M, N, K, as, bs, cs);
+    Kokkos::parallel_for(
+        "mp_attention_store", Kokkos::RangePolicy<>(0, int64_t(batch) * mn), KOKKOS_LAMBDA(const int64_t idx) {
+          const int64_t b = idx / mn, i = (idx % mn) / N, j = idx % N;
+          S* c = C.p + (b / C.nh) * C.bs + (b % C.nh) * C.bh;
+          c[i * C.ld + j] = sp::nn::store_as<S>(acc(idx), 0);
+        });
+  }
+}
 }  // namespace detail
 
 // O = softmax(scale Q K^T + causal mask) V per head; P keeps the probabilities.
-// On raw buffers of any floating type T (computed in T): qkv [n, 3 hl], o [n, hl],
-// p [b heads s, s].
+// On raw buffers of storage type T: qkv [n, 3 hl], o [n, hl], p [b heads s, s].
 template <class T>
 void attention_forward(const AttnShape& sh, const T* qkv, T* o, T* p) {
   using sp::nn::Op;
   using detail::head_cols, detail::probs;
   const int s = sh.s, d = sh.d, hl = sh.hl(), batch = sh.b * sh.heads;
-  sp::nn::gemm_batched<T>(batch, s, s, d, head_cols(qkv, sh, 3 * hl, 0, Op::N), head_cols(qkv, sh, 3 * hl, hl, Op::T),
-                          probs(p, sh, Op::N));
-  sp::nn::softmax_forward<T>({batch * s, s, s, s}, p, T(sh.scale()));
-  sp::nn::gemm_batched<T>(batch, s, d, s, probs<const T>(p, sh, Op::N), head_cols(qkv, sh, 3 * hl, 2 * hl, Op::N),
-                          head_cols(o, sh, hl, 0, Op::N));
+  detail::batched<T>(batch, s, s, d, head_cols(qkv, sh, 3 * hl, 0, Op::N), head_cols(qkv, sh, 3 * hl, hl, Op::T),
+                     probs(p, sh, Op::N));
+  sp::nn::softmax_forward<T>({batch * s, s, s, s}, p, typename sp::nn::AccOf<T>::type(sh.scale()));
+  detail::batched<T>(batch, s, d, s, probs<const T>(p, sh, Op::N), head_cols(qkv, sh, 3 * hl, 2 * hl, Op::N),
+                     head_cols(o, sh, hl, 0, Op::N));
 }
 inline void attention_forward(const AttnShape& sh, CMat QKV, Mat O, Mat P) {
   attention_forward<double>(sh, QKV.data(), O.data(), P.data());
@@ -62,22 +95,25 @@ void attention_backward(const AttnShape& sh, const T* qkv, const T* P, const T* 
   using sp::nn::Op;
   using detail::head_cols, detail::probs;
   const int s = sh.s, d = sh.d, hl = sh.hl(), batch = sh.b * sh.heads;
-  sp::nn::gemm_batched<T>(batch, s, s, d, head_cols(dO, sh, hl, 0, Op::N), head_cols(qkv, sh, 3 * hl, 2 * hl, Op::T),
-                          probs(dS, sh, Op::N));
+  detail::batched<T>(batch, s, s, d, head_cols(dO, sh, hl, 0, Op::N), head_cols(qkv, sh, 3 * hl, 2 * hl, Op::T),
+                     probs(dS, sh, Op::N));
   sp::nn::softmax_backward<T>({batch * s, s, s, s}, P, dS);
   const T* ds = dS;
-  sp::nn::gemm_batched<T>(batch, s, d, s, probs(ds, sh, Op::N), head_cols(qkv, sh, 3 * hl, hl, Op::N),
-                          head_cols(g, sh, 3 * hl, 0, Op::N));
-  sp::nn::gemm_batched<T>(batch, s, d, s, probs(ds, sh, Op::T), head_cols(qkv, sh, 3 * hl, 0, Op::N),
-                          head_cols(g, sh, 3 * hl, hl, Op::N));
-  sp::nn::gemm_batched<T>(batch, s, d, s, probs(P, sh, Op::T), head_cols(dO, sh, hl, 0, Op::N),
-                          head_cols(g, sh, 3 * hl, 2 * hl, Op::N));
+  detail::batched<T>(batch, s, d, s, probs(ds, sh, Op::N), head_cols(qkv, sh, 3 * hl, hl, Op::N),
+                     head_cols(g, sh, 3 * hl, 0, Op::N));
+  detail::batched<T>(batch, s, d, s, probs(ds, sh, Op::T), head_cols(qkv, sh, 3 * hl, 0, Op::N),
+                     head_cols(g, sh, 3 * hl, hl, Op::N));
+  detail::batched<T>(batch, s, d, s, probs(P, sh, Op::T), head_cols(dO, sh, hl, 0, Op::N),
+                     head_cols(g, sh, 3 * hl, 2 * hl, Op::N));
   // The scale of the scores enters dQ and dK after their sums.
   const int n = sh.b * s, w = 2 * hl;
-  const T a = T(sh.scale());
+  using A = typename sp::nn::AccOf<T>::type;
+  const A a = A(sh.scale());
   Kokkos::parallel_for(
-      "mp_attention_scale", Kokkos::RangePolicy<>(0, n * w),
-      KOKKOS_LAMBDA(const int idx) { g[int64_t(idx / w) * 3 * hl + idx % w] *= a; });
+      "mp_attention_scale", Kokkos::RangePolicy<>(0, n * w), KOKKOS_LAMBDA(const int idx) {
+        T& x = g[int64_t(idx / w) * 3 * hl + idx % w];
+        x = sp::nn::store_as<T>(sp::nn::load(x) * a, 0);
+      });
 }
 inline void attention_backward(const AttnShape& sh, CMat QKV, CMat P, CMat dO, Mat dS, Mat dQKV) {
   attention_backward<double>(sh, QKV.data(), P.data(), dO.data(), dS.data(), dQKV.data());

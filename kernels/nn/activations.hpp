@@ -9,6 +9,9 @@
 // Bounds: reference/modelparallel/bounded.hpp and reference/dataparallel
 // derive the evaluation error of these exact formulas (6 roundings in the
 // polynomial, tanh within 2 ulp).
+// The element-wise passes take any storage type S: evaluated in AccOf<S>
+// (fp32 for 16-bit storage) on widened operands, each result rounded once
+// into S; for fp32 and fp64 the same expressions as before, bit for bit.
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
@@ -31,17 +34,19 @@ KOKKOS_INLINE_FUNCTION T gelu_grad(T z) {
 }
 
 // y = gelu(z) over n elements (y may be z).
-template <class T>
-void gelu_forward(const T* z, T* y, int64_t n) {
+template <class S>
+void gelu_forward(const S* z, S* y, int64_t n) {
   Kokkos::parallel_for(
-      "nn_gelu", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int64_t i) { y[i] = gelu(z[i]); });
+      "nn_gelu", Kokkos::RangePolicy<>(0, n),
+      KOKKOS_LAMBDA(const int64_t i) { y[i] = store_as<S>(gelu(load(z[i])), 0); });
 }
 
 // dz = dy * gelu'(z) (dz may be dy).
-template <class T>
-void gelu_backward(const T* z, const T* dy, T* dz, int64_t n) {
+template <class S>
+void gelu_backward(const S* z, const S* dy, S* dz, int64_t n) {
   Kokkos::parallel_for(
-      "nn_gelu_grad", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int64_t i) { dz[i] = dy[i] * gelu_grad(z[i]); });
+      "nn_gelu_grad", Kokkos::RangePolicy<>(0, n),
+      KOKKOS_LAMBDA(const int64_t i) { dz[i] = store_as<S>(load(dy[i]) * gelu_grad(load(z[i])), 0); });
 }
 
 // y = max(x, 0) in place (NaN passes through), any storage type.
@@ -63,10 +68,11 @@ void relu_backward(const SY* y, const S* dy, S* dx, int64_t n) {
 }
 
 // y = a + b (residual connections; y may alias either).
-template <class T>
-void add(const T* a, const T* b, T* y, int64_t n) {
+template <class S>
+void add(const S* a, const S* b, S* y, int64_t n) {
   Kokkos::parallel_for(
-      "nn_add", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int64_t i) { y[i] = a[i] + b[i]; });
+      "nn_add", Kokkos::RangePolicy<>(0, n),
+      KOKKOS_LAMBDA(const int64_t i) { y[i] = store_as<S>(load(a[i]) + load(b[i]), 0); });
 }
 
 // x *= s.

@@ -8,9 +8,17 @@
 // Each row is one work item summing in column order; the reference in
 // reference/nn evaluates the same expressions in the same order, so the
 // results are bitwise equal. FLOPs: about 4 per element each way.
+// Storage type S: the scores are widened with load() and every intermediate
+// (scaled score, maximum, exponential, denominator) stays in AccOf<S> (fp32
+// for 16-bit storage); each probability and each gradient is rounded once
+// into S. The exponential is evaluated again for the output instead of
+// being stored in S between the passes (one rounding per probability); fp32
+// and fp64 keep the in-place passes above unchanged.
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <type_traits>
 
+#include "kernels/nn/gemm.hpp"
 #include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::nn {
@@ -22,42 +30,58 @@ struct SoftmaxShape {
 };
 
 // In place: x (scores) becomes P.
-template <class T>
-void softmax_forward(const SoftmaxShape& sh, T* x, T scale) {
+template <class S>
+void softmax_forward(const SoftmaxShape& sh, S* x, typename AccOf<S>::type scale) {
+  using A = typename AccOf<S>::type;
   const int cols = sh.cols, s = sh.causal_block;
   const int64_t ld = sh.ld;
-  Kokkos::parallel_for(
-      "nn_softmax", Kokkos::RangePolicy<>(0, sh.rows), KOKKOS_LAMBDA(const int r) {
-        T* row = x + r * ld;
-        const int valid = s > 0 ? r % s + 1 : cols;
-        T mx = row[0] * scale;
-        for (int k = 0; k < valid; ++k) {
-          row[k] = row[k] * scale;
-          mx = sp::kx::max(mx, row[k]);
-        }
-        T den = 0;
-        for (int k = 0; k < valid; ++k) {
-          row[k] = sp::kx::exp(row[k] - mx);
-          den += row[k];
-        }
-        for (int k = 0; k < cols; ++k) row[k] = k < valid ? row[k] / den : T(0);
-      });
+  if constexpr (std::is_same<S, A>::value) {
+    Kokkos::parallel_for(
+        "nn_softmax", Kokkos::RangePolicy<>(0, sh.rows), KOKKOS_LAMBDA(const int r) {
+          S* row = x + r * ld;
+          const int valid = s > 0 ? r % s + 1 : cols;
+          S mx = row[0] * scale;
+          for (int k = 0; k < valid; ++k) {
+            row[k] = row[k] * scale;
+            mx = sp::kx::max(mx, row[k]);
+          }
+          S den = 0;
+          for (int k = 0; k < valid; ++k) {
+            row[k] = sp::kx::exp(row[k] - mx);
+            den += row[k];
+          }
+          for (int k = 0; k < cols; ++k) row[k] = k < valid ? row[k] / den : S(0);
+        });
+  } else {
+    Kokkos::parallel_for(
+        "nn_softmax", Kokkos::RangePolicy<>(0, sh.rows), KOKKOS_LAMBDA(const int r) {
+          S* row = x + r * ld;
+          const int valid = s > 0 ? r % s + 1 : cols;
+          A mx = load(row[0]) * scale;
+          for (int k = 0; k < valid; ++k) mx = sp::kx::max(mx, A(load(row[k]) * scale));
+          A den = 0;
+          for (int k = 0; k < valid; ++k) den += sp::kx::exp(A(load(row[k]) * scale) - mx);
+          for (int k = 0; k < cols; ++k)
+            row[k] = store_as<S>(k < valid ? A(sp::kx::exp(A(load(row[k]) * scale) - mx) / den) : A(0), 0);
+        });
+  }
 }
 
 // In place: dp (the gradient with respect to P) becomes the gradient with
 // respect to the scaled scores.
-template <class T>
-void softmax_backward(const SoftmaxShape& sh, const T* P, T* dp) {
+template <class S>
+void softmax_backward(const SoftmaxShape& sh, const S* P, S* dp) {
+  using A = typename AccOf<S>::type;
   const int cols = sh.cols, s = sh.causal_block;
   const int64_t ld = sh.ld;
   Kokkos::parallel_for(
       "nn_softmax_grad", Kokkos::RangePolicy<>(0, sh.rows), KOKKOS_LAMBDA(const int r) {
-        const T* p = P + r * ld;
-        T* g = dp + r * ld;
+        const S* p = P + r * ld;
+        S* g = dp + r * ld;
         const int valid = s > 0 ? r % s + 1 : cols;
-        T c = 0;
-        for (int k = 0; k < valid; ++k) c += g[k] * p[k];
-        for (int k = 0; k < cols; ++k) g[k] = k < valid ? p[k] * (g[k] - c) : T(0);
+        A c = 0;
+        for (int k = 0; k < valid; ++k) c += load(g[k]) * load(p[k]);
+        for (int k = 0; k < cols; ++k) g[k] = store_as<S>(k < valid ? A(load(p[k]) * (load(g[k]) - c)) : A(0), 0);
       });
 }
 

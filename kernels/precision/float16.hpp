@@ -85,6 +85,22 @@ struct bf16_t {
   KOKKOS_INLINE_FUNCTION float to_float() const { return bits_float(static_cast<uint32_t>(bits) << 16); }
 };
 
+// The collectives' reduction rule for 16-bit buffers (kernels/comm/reduce.hpp
+// applies acc += in and compares with <): both operands widened to fp32,
+// combined there and rounded once to nearest-even per step, as NCCL reduces
+// half and bfloat16 (accumulate in float, store in the 16-bit type). A ring
+// all-reduce of p buffers therefore rounds p - 1 times.
+KOKKOS_INLINE_FUNCTION fp16_t& operator+=(fp16_t& a, fp16_t b) {
+  a = fp16_t::from_float(a.to_float() + b.to_float());
+  return a;
+}
+KOKKOS_INLINE_FUNCTION bool operator<(fp16_t a, fp16_t b) { return a.to_float() < b.to_float(); }
+KOKKOS_INLINE_FUNCTION bf16_t& operator+=(bf16_t& a, bf16_t b) {
+  a = bf16_t::from_float(a.to_float() + b.to_float());
+  return a;
+}
+KOKKOS_INLINE_FUNCTION bool operator<(bf16_t a, bf16_t b) { return a.to_float() < b.to_float(); }
+
 // Conversions used by templated kernels: S is the storage type, float the
 // arithmetic type.
 KOKKOS_INLINE_FUNCTION float to_f32(float x) { return x; }

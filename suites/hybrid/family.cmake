@@ -27,8 +27,10 @@ if(SP_BUILD_TESTS)
     endforeach()
     # Through the harness at 2 ranks: every counted-vs-predicted verdict of
     # hybrid_step must PASS on every rank (--strict: a FAIL exits 1), for the
-    # conformance sets (dp = 2) and for tensor- and pipeline-parallel layouts.
-    foreach(_case "dp2;" "tp2;--set;dp=1,tp=2,zero=0,ckpt=1" "pp2;--set;dp=1,pp=2,schedule=interleaved,v=1,mb=2,zero=1")
+    # conformance sets (dp = 2) and for tensor- and pipeline-parallel layouts,
+    # and for bf16 storage on two pipeline stages (checked bitwise).
+    foreach(_case "dp2;" "tp2;--set;dp=1,tp=2,zero=0,ckpt=1" "pp2;--set;dp=1,pp=2,schedule=interleaved,v=1,mb=2,zero=1"
+                  "pp2_bf16;--set;dp=1,pp=2,storage=bf16,zero=1,ckpt=1")
       list(GET _case 0 _name)
       list(SUBLIST _case 1 -1 _extra)
       add_test(NAME hybrid_verdicts_np2_${_name}
@@ -48,10 +50,28 @@ if(SP_BUILD_TESTS)
   sp_cli_test(hybrid_zero_stage_4 2 check --technique hybrid_step --set zero=4)
   sp_cli_test(hybrid_ckpt_above_chunk 2 check --technique hybrid_step --set ckpt=3)
   sp_cli_test(hybrid_unknown_storage 2 check --technique hybrid_step --set storage=fp8)
-  # A storage type the composed step refuses: refused before anything is launched or measured.
-  sp_cli_test(plan_verify_storage_the_step_refuses 2 plan --verify 2 --storage bf16)
-  set_property(TEST cli_plan_verify_storage_the_step_refuses APPEND PROPERTY ENVIRONMENT
-               "SP_EXPECT_ERR=the composed step cannot run --storage bf16")
+  # 16-bit storage runs and checks against the one-rank step (bitwise here).
+  sp_cli_test(hybrid_fp16_check 0 check --technique hybrid_step --set storage=fp16)
+  sp_cli_test(hybrid_bf16_check 0 check --technique hybrid_step --set storage=bf16,ckpt=1,zero=2)
+  if(SP_ENABLE_MPI)
+    # Two replicas of one micro-batch: bitwise the one-rank ZeRO-2 step.
+    sp_cli_test_mpi(hybrid_np2_bf16_two_replicas_check 2 0 check --technique hybrid_step
+                    --set storage=bf16,batch=2,mb=1,zero=1)
+    # Tensor parallelism in 16 bits has no derived bound: the run is valid (run
+    # and the planner time it), its check fails with the reason (exit 1).
+    sp_cli_test_mpi(hybrid_np2_fp16_tp_not_checked 2 1 check --technique hybrid_step --set storage=fp16,dp=1,tp=2)
+  endif()
+  if(SP_ENABLE_MPI)
+    # 16-bit storage through the planner's verification at 2 ranks: the GEMM
+    # rates measured in bf16 (mp_gemm), the picked layouts run in bf16, both
+    # verdict lines printed (exit 0: without --strict the verdicts are reported).
+    add_test(NAME plan_verify_bf16_np2
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:scaleproof> plan --verify 2
+                     --storage bf16 --min-time 0.001)
+    set_tests_properties(plan_verify_bf16_np2 PROPERTIES LABELS "cli;hybrid;mpi" PROCESSORS 2 TIMEOUT 600
+      ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false"
+      PASS_REGULAR_EXPRESSION "Spearman rank correlation .*: (PASS|FAIL)")
+  endif()
   if(SP_ENABLE_MPI)
     sp_cli_test_mpi(hybrid_np2_heads_not_divisible_by_tp 2 2 check --technique hybrid_step
                     --set hidden=6,heads=3,dp=1,tp=2)

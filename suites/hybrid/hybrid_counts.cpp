@@ -40,7 +40,7 @@ sp::Counts hybrid_counts(const Params& p, int nranks) {
   const ModelShape m = model_of(p);
   const Layout l = layout_of(p, nranks);
   sp::Counts c;
-  c.dtype = p.s("storage") == "fp64" ? "fp64" : "fp32";
+  c.dtype = p.s("storage");
   if (!layout_error(m, l, nranks).empty()) return c;
   const double steps = double(p.i("steps"));
   c.flops = steps * predict_flops(m, l, 0);

@@ -38,8 +38,6 @@ std::string case_error(const Params& p, int world) {
            std::to_string(world) + " ranks";
   std::string e = layout_error(m, l, world);
   if (!e.empty()) return e;
-  if (l.storage != StorageType::fp32 && l.storage != StorageType::fp64)
-    return std::string("storage ") + to_string(l.storage) + " is not implemented by hybrid_step (fp32 or fp64)";
   if (2LL * l.micro_batches * l.pp * l.v >= 32767)
     return "mb x pp x v too large for the pipeline's message tags (2 mb pp v < 32767)";
   const long long n = (long long)l.micro_batch_size(m) * m.seq;

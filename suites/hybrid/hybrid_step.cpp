@@ -2,9 +2,12 @@
 // stack on dp x tp x pp ranks: tensor-parallel blocks, a pipeline schedule
 // over the stages (GPipe, 1F1B, interleaved), ZeRO 0..3 over the
 // data-parallel group, Adam, optional activation checkpointing
-// (kernels/hybrid/step.hpp). check() compares every parameter each rank
-// holds after the call with the single-rank reference
-// (reference/hybrid/hybrid_ref.hpp) within its running error bound.
+// (kernels/hybrid/step.hpp), in fp32, fp64, or fp16 / bf16 storage with fp32
+// master weights and dynamic loss scaling. check() compares every parameter
+// each rank holds after the call: fp32 and fp64 with the single-rank
+// reference (reference/hybrid/hybrid_ref.hpp) within its running error
+// bound; fp16 and bf16 with the same step on one rank (one_rank_step.hpp),
+// bit for bit where dp = tp = 1 or dp = 2 with one micro-batch.
 // Verdicts: memory per category at its peak, bytes and collectives per
 // group, pipeline messages - each counted from the step's objects and
 // transports against kernels/hybrid/cost_model.cpp, band [1, 1] on every
@@ -12,6 +15,7 @@
 #include <Kokkos_Core.hpp>
 #include <cmath>
 #include <memory>
+#include <stdexcept>
 
 #include "kernels/hybrid/cost_model.hpp"
 #include "kernels/hybrid/step.hpp"
@@ -22,6 +26,7 @@
 #include "scaleproof/registry.hpp"
 #include "suites/hybrid/hybrid_counts.hpp"
 #include "suites/hybrid/hybrid_params.hpp"
+#include "suites/hybrid/one_rank_step.hpp"
 
 namespace {
 
@@ -94,11 +99,14 @@ class HybridStepTechnique : public sp::Technique {
     params_ = p;
     model_ = model_of(p);
     layout_ = layout_of(p, nranks);
-    s32_.reset(), s64_.reset();
-    if (layout_.storage == StorageType::fp64)
-      s64_ = std::make_unique<HybridStep<double>>(model_, layout_, sp::comm::rank());
-    else
-      s32_ = std::make_unique<HybridStep<float>>(model_, layout_, sp::comm::rank());
+    s32_.reset(), s64_.reset(), s16_.reset(), sb16_.reset();
+    const int rank = sp::comm::rank();
+    switch (layout_.storage) {
+      case StorageType::fp64: s64_ = std::make_unique<HybridStep<double>>(model_, layout_, rank); break;
+      case StorageType::fp32: s32_ = std::make_unique<HybridStep<float>>(model_, layout_, rank); break;
+      case StorageType::fp16: s16_ = std::make_unique<HybridStep<sp::precision::fp16_t>>(model_, layout_, rank); break;
+      case StorageType::bf16: sb16_ = std::make_unique<HybridStep<sp::precision::bf16_t>>(model_, layout_, rank); break;
+    }
     reference_.reset();
     gemm_rate_ = 0;
   }
@@ -114,6 +122,7 @@ class HybridStepTechnique : public sp::Technique {
 
   sp::CheckResult check(const std::string&) override {
     const int steps = int(params_.i("steps"));
+    if (s16_ || sb16_) return check_16bit(steps);
     if (!reference_)
       reference_ =
           std::make_unique<ref::Model>(s64_ ? ref::train<double>(model_, steps) : ref::train<float>(model_, steps));
@@ -129,11 +138,37 @@ class HybridStepTechnique : public sp::Technique {
     return cmp.result();
   }
 
+  // 16-bit storage: the fp32 master weights against the one-rank step's,
+  // bitwise where the layout keeps every sum's terms and order: dp = tp = 1
+  // (pipeline splits, schedules, ZeRO, checkpointing), and two replicas of
+  // one micro-batch each against the one-rank ZeRO-2 step (docs/hybrid.md,
+  // "16-bit storage").
+  sp::CheckResult check_16bit(int steps) {
+    const Layout& l = layout_;
+    const bool two_replicas = l.dp == 2 && l.micro_batches == 1;
+    if (l.tp > 1 || (l.dp > 1 && !two_replicas))
+      throw sp::InputError(
+          "hybrid_step: check of fp16/bf16 storage needs tp = 1 and dp = 1, or dp = 2 with mb = 1: "
+          "other tensor and data parallel layouts reorder sums and have no derived bound");
+    Layout one = l;
+    if (two_replicas) one.zero_stage = 2;
+    sp::Comparator cmp(
+        "bitwise: the one-rank step performs the same operations in the same order (pipeline splits, "
+        "schedules, ZeRO, checkpointing only move or repeat them; two replicas add g0 + g1 as the "
+        "one-rank ZeRO-2 step does)");
+    auto compare = [&](auto& st, const ParamValues& want) {
+      st.for_each_master(
+          [&](int layer, const ParamPos& pos, double v) { cmp.add(v, want.at(param_key(layer, pos)), 0); });
+    };
+    if (s16_) compare(*s16_, one_rank_masters<sp::precision::fp16_t>(model_, one, steps));
+    if (sb16_) compare(*sb16_, one_rank_masters<sp::precision::bf16_t>(model_, one, steps));
+    return cmp.result();
+  }
+
   void report_counters(const std::string&, std::map<std::string, double>& out) override {
     const int rank = sp::comm::rank();
     const double steps = double(params_.i("steps"));
-    const MemoryTracker& mem = s64_ ? s64_->memory() : s32_->memory();
-    const Counted c = counted(mem, last_, steps);
+    const Counted c = counted(memory(), last_, steps);
     const Counted pr = predicted(model_, layout_, rank);
     for (size_t k = 0; k < c.names.size(); ++k) out[c.names[k]] = c.values[k];
     // Every rank compares its own counts with its own prediction; rank 0's
@@ -142,13 +177,17 @@ class HybridStepTechnique : public sp::Technique {
     for (size_t k = 0; k < c.values.size(); ++k) bad += c.values[k] != pr.values[k] ? 1 : 0;
     out["ranks_with_count_mismatch"] = double(sp::comm::sum(static_cast<long long>(bad > 0 ? 1 : 0)));
     out["busy_s_per_step"] = sp::comm::max(last_.busy_seconds / steps);
-    if (gemm_rate_ == 0)
-      gemm_rate_ = s64_ ? sp::nn::gemm_rate<double>(gemm_shapes(model_, layout_, int(steps)))
-                        : sp::nn::gemm_rate<float>(gemm_shapes(model_, layout_, int(steps)));
+    if (gemm_rate_ == 0) {
+      const auto shapes = gemm_shapes(model_, layout_, int(steps));
+      gemm_rate_ = s64_    ? sp::nn::gemm_rate<double>(shapes)
+                   : s16_  ? sp::nn::gemm_rate<sp::precision::fp16_t>(shapes)
+                   : sb16_ ? sp::nn::gemm_rate<sp::precision::bf16_t>(shapes)
+                           : sp::nn::gemm_rate<float>(shapes);
+    }
     out[sp::nn::kGemmRateCounter] = gemm_rate_;
   }
 
-  void teardown() override { s32_.reset(), s64_.reset(), reference_.reset(); }
+  void teardown() override { s32_.reset(), s64_.reset(), s16_.reset(), sb16_.reset(), reference_.reset(); }
 
   void predict(const sp::Params& p, const std::string& variant, const sp::Measurement& m, const sp::Machine& machine,
                std::vector<sp::Verdict>& out) const override {
@@ -162,10 +201,15 @@ class HybridStepTechnique : public sp::Technique {
  private:
   template <class F>
   void with(F&& f) {
-    if (s64_)
-      f(*s64_);
-    else
-      f(*s32_);
+    if (s64_) f(*s64_);
+    if (s32_) f(*s32_);
+    if (s16_) f(*s16_);
+    if (sb16_) f(*sb16_);
+  }
+  const MemoryTracker& memory() {
+    const MemoryTracker* m = nullptr;
+    with([&](auto& st) { m = &st.memory(); });
+    return *m;
   }
 
   sp::Params params_;
@@ -173,6 +217,8 @@ class HybridStepTechnique : public sp::Technique {
   Layout layout_;
   std::unique_ptr<HybridStep<float>> s32_;
   std::unique_ptr<HybridStep<double>> s64_;
+  std::unique_ptr<HybridStep<sp::precision::fp16_t>> s16_;
+  std::unique_ptr<HybridStep<sp::precision::bf16_t>> sb16_;
   std::unique_ptr<ref::Model> reference_;
   StepCounters last_;
   double gemm_rate_ = 0;

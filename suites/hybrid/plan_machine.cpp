@@ -39,11 +39,13 @@ MachineFigures machine_from_figures(double gemm_gflops, double alpha_us, double 
 namespace {
 
 // gemm_flops: the best median rate of the project's GEMM over its shapes;
-// gemm_rate: the best at each shape. Zero and empty when none ran.
+// gemm_rate: the best at each shape. Zero and empty when none ran. The
+// GEMM is technique gemm (fp32, fp64) or mp_gemm (16-bit storage), variant
+// kokkos; a run measures one storage type.
 MachineFigures gemm_rates(const std::vector<MeasuredCase>& cases) {
   MachineFigures mf;
   for (const MeasuredCase& c : cases) {
-    if (c.technique != "gemm" || c.variant != "kokkos" || !(c.m.seconds > 0)) continue;
+    if ((c.technique != "gemm" && c.technique != "mp_gemm") || c.variant != "kokkos" || !(c.m.seconds > 0)) continue;
     auto it = c.m.counters.find("flop");
     const double rate = it == c.m.counters.end() ? NAN : it->second / c.m.seconds;
     if (!(rate > 0) || !std::isfinite(rate)) continue;

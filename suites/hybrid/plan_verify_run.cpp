@@ -63,11 +63,15 @@ Params step_params(const ModelShape& m, const Layout& l) {
   return p;
 }
 
-const char* dtype_of(StorageType storage) { return storage == StorageType::fp64 ? "fp64" : "fp32"; }
+// The GEMM the step multiplies with, in its storage type: the gemm family's
+// for fp32 and fp64, the precision family's mp_gemm (16-bit operands, fp32
+// accumulation: kernels/nn/gemm.hpp's path) for fp16 and bf16.
+bool sixteen_bit(StorageType s) { return s == StorageType::fp16 || s == StorageType::bf16; }
+const char* gemm_technique(StorageType s) { return sixteen_bit(s) ? "mp_gemm" : "gemm"; }
 
 Case gemm_case(const GemmShape& g, StorageType storage) {
-  return make_case(need("gemm", "the GEMM rate's measurement"),
-                   Params{{"dtype", dtype_of(storage)},
+  return make_case(need(gemm_technique(storage), "the GEMM rate's measurement"),
+                   Params{{"dtype", to_string(storage)},
                           {"M", std::to_string(g.m)},
                           {"N", std::to_string(g.n)},
                           {"K", std::to_string(g.k)}},
@@ -157,6 +161,7 @@ void check_verifiable(const std::string& step) {
 }
 
 void check_storage_runs(StorageType storage, int ranks, const std::string& step) {
+  need(gemm_technique(storage), "the GEMM rate's measurement");
   Layout probe;
   probe.dp = ranks;
   probe.storage = storage;

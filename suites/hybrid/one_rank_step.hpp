@@ -1,0 +1,52 @@
+#pragma once
+// The single-rank step a 16-bit (or fp32) run is compared with: the same
+// HybridStep<S> on one rank alone (MPI_COMM_SELF), the whole model in one
+// chunk, one replica of dp x mb micro-batches of the same size (so every
+// micro-batch holds the same rows as on the replica that runs it), the same
+// ZeRO stage and loss scaling, no checkpointing. Pipeline splits, schedules
+// and checkpointing only move and repeat operations, so a layout with
+// dp = tp = 1 gives these parameters bit for bit; tensor and data
+// parallelism reorder sums (docs/hybrid.md, "16-bit storage").
+#include <map>
+#include <tuple>
+
+#include "kernels/hybrid/step.hpp"
+
+namespace sp::hybrid {
+
+// (global layer, tensor, row, column) of the full model -> value.
+using ParamValues = std::map<std::tuple<int, int, int64_t, int64_t>, double>;
+
+inline std::tuple<int, int, int64_t, int64_t> param_key(int layer, const ParamPos& p) {
+  return {layer, int(p.t), p.i, p.j};
+}
+
+inline Layout one_rank_layout(const Layout& l) {
+  Layout o;
+  o.micro_batches = l.dp * l.micro_batches;
+  o.schedule = l.schedule == mp::ScheduleKind::interleaved ? mp::ScheduleKind::one_f_one_b : l.schedule;
+  o.zero_stage = l.zero_stage;
+  o.storage = l.storage;
+  return o;
+}
+
+// The master weights (16-bit storage) or parameters (fp32, fp64) of the
+// one-rank step after `steps` steps; skipped: its skipped steps.
+template <class S>
+ParamValues one_rank_masters(const ModelShape& m, const Layout& l, int steps, const precision::ScalerConfig& sc = {},
+                             int* skipped = nullptr) {
+#ifdef SP_HAVE_MPI
+  HybridStep<S> solo(m, one_rank_layout(l), 0, MPI_COMM_SELF);
+#else
+  HybridStep<S> solo(m, one_rank_layout(l), 0);
+#endif
+  solo.set_scaler(sc);
+  solo.load();
+  for (int s = 0; s < steps; ++s) solo.step();
+  if (skipped) *skipped = solo.skipped_steps();
+  ParamValues out;
+  solo.for_each_master([&](int layer, const ParamPos& p, double v) { out[param_key(layer, p)] = v; });
+  return out;
+}
+
+}  // namespace sp::hybrid
