@@ -12,6 +12,7 @@
 #include "scaleproof/comm.hpp"
 #include "scaleproof/kokkos_compat.hpp"
 #include "scaleproof/vendors.hpp"
+#include "sp_build_commit.hpp"
 
 #ifdef SP_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -49,12 +50,13 @@ std::string cpu_model() {
   return "unknown";
 }
 
-// A source tree without its own .git (a copy from ci/bundle.sh) must not
-// report the commit of a repository it happens to lie in.
-std::string git_commit() {
-  if (access(SP_SOURCE_DIR "/.git", F_OK) != 0) return SP_GIT_COMMIT_CONFIGURED;
+// The commit of the source tree the binary was built from, as it is now
+// ("" when it has no .git of its own, e.g. a copy from ci/bundle.sh, which
+// must not report the commit of a repository it happens to lie in).
+std::string source_tree_commit() {
+  if (access(SP_SOURCE_DIR "/.git", F_OK) != 0) return "";
   std::string c = shell("git -C '" SP_SOURCE_DIR "' rev-parse HEAD 2>/dev/null");
-  if (c.size() != 40) return SP_GIT_COMMIT_CONFIGURED;
+  if (c.size() != 40) return "";
   if (!shell("git -C '" SP_SOURCE_DIR "' status --porcelain --untracked-files=no 2>/dev/null").empty()) c += "-dirty";
   return c;
 }
@@ -120,7 +122,11 @@ bool oversubscribed(int ranks_on_node, int threads, int* cores_out) {
 
 nlohmann::json collect_manifest(const RunContext& ctx) {
   nlohmann::json m;
-  m["git_commit"] = git_commit();
+  // The commit the binary was built from; where the source tree has moved
+  // on since (a stale or copied binary), the tree's commit beside it.
+  m["git_commit"] = SP_BUILD_COMMIT;
+  const std::string tree = source_tree_commit();
+  if (!tree.empty() && tree != SP_BUILD_COMMIT) m["source_tree_commit"] = tree;
   m["compiler"] = SP_CXX_COMPILER;
   m["compiler_flags"] = SP_CXX_FLAGS;
   m["build_type"] = SP_BUILD_TYPE;
