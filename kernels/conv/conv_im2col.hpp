@@ -10,10 +10,9 @@
 // there are two launches per chunk, not one per image and group.
 //
 // The unroll pass: one work item per (image, matrix row), so the index
-// arithmetic (divisions) is per matrix row, not per element (64-bit
-// divisions per element took as long as the GEMM); in each output row the
-// columns whose tap falls inside the input are one loop (a contiguous copy
-// at stride 1), the padding columns on either side are zero.
+// arithmetic (divisions) is per matrix row, not per element; in each output
+// row the columns whose tap falls inside the input are one loop (a
+// contiguous copy at stride 1), the padding columns on either side are zero.
 //
 // The unrolled matrix costs kh*kw times the input in memory traffic: the
 // price of reducing the convolution to a GEMM. A chunk is as many images as
