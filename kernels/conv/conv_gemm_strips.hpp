@@ -19,9 +19,10 @@
 // than NR slides left to end at P (recomputing columns of the previous
 // strip, stored only once). Only a product with P < NR uses masked loads.
 //
-// Each output element is one sequential sum over k = 0 .. K-1 started from
-// 0 (then + bias): the order the error bound of reference/conv assumes for
-// any order, and the same on every back end and tile.
+// Each output element is a sum over k = 0 .. K-1 in order, slice by slice
+// (KC terms summed from 0, then added to the partial sum of the previous
+// slices), then + bias: one of the orders the error bound of
+// reference/conv covers (any order), fixed by KC alone.
 #include <Kokkos_Core.hpp>
 #include <type_traits>
 
@@ -53,12 +54,16 @@ template <class T, class Space = Kokkos::DefaultExecutionSpace>
 struct StripTiles {
   static constexpr int MR = sp::kernels::GemmTiles<T, Space>::MR;
   static constexpr int NR = sp::kernels::GemmTiles<T, Space>::NR;
+  // K is walked in slices of KC rows of X: a KC x NR slice of a strip (KC rows P apart, one or two
+  // cache lines and one page each) stays in L1 and in the first-level TLB while every row block
+  // reuses it. Over a whole K = 576 strip (im2col's 3x3 x 64) neither held.
+  static constexpr int KC = 64;
 };
 
 #ifdef KOKKOS_ENABLE_CUDA
 template <class T>
 struct StripTiles<T, Kokkos::Cuda> {
-  static constexpr int MR = 4, NR = 4;
+  static constexpr int MR = 4, NR = 4, KC = 1 << 30;
 };
 #endif
 
@@ -141,21 +146,25 @@ __attribute__((noinline)) void strip_micro_avx2(int K, const T* __restrict w, in
 }
 #endif
 
-// Rows [0, mr) of one MR-row block, columns [c_lo, nc) of one strip stored: y[r * P + c] = act(acc + b[r]).
+// Rows [0, mr) of one MR-row block, columns [c_lo, nc) of one strip, over one K slice of kc terms
+// (weights w, row stride ws): y[r * P + c] = acc, or y + acc after the first slice (first = false);
+// after the last slice (last = true) act(... + b[r]).
 template <class T, int MR, int NR, bool Full>
-KOKKOS_INLINE_FUNCTION void strip_block(int K, const T* w, const T* b, Act act, int mr, const T* x, int P, int nc,
-                                        int c_lo, T* y) {
+KOKKOS_INLINE_FUNCTION void strip_block(int kc, const T* w, int ws, bool first, bool last, const T* b, Act act, int mr,
+                                        const T* x, int P, int nc, int c_lo, T* y) {
   T acc[MR][NR];
 #ifdef SP_STRIP_AVX2
   if constexpr (Full && (std::is_same<T, float>::value || std::is_same<T, double>::value) && NR == 2 * Avx2<T>::L)
-    strip_micro_avx2<T, MR>(K, w, K, mr, x, P, acc);
+    strip_micro_avx2<T, MR>(kc, w, ws, mr, x, P, acc);
   else
 #endif
-    strip_micro<T, MR, NR, Full>(K, w, K, mr, x, P, nc, acc);
+    strip_micro<T, MR, NR, Full>(kc, w, ws, mr, x, P, nc, acc);
   for (int r = 0; r < mr; ++r) {
-    const T bo = b ? b[r] : T(0);
+    const T bo = b && last ? b[r] : T(0);
     T* d = y + int64_t(r) * P;
-    if (act == Act::none)
+    if (!first)
+      for (int c = c_lo; c < nc; ++c) acc[r][c] += d[c];
+    if (!last || act == Act::none)
       for (int c = c_lo; c < nc; ++c) d[c] = acc[r][c] + bo;
     else
       for (int c = c_lo; c < nc; ++c) d[c] = activate(acc[r][c] + bo, act);
@@ -167,7 +176,7 @@ KOKKOS_INLINE_FUNCTION void strip_block(int K, const T* w, const T* b, Act act, 
 // For n < batch and g < d.G: Y[n][g] = act(W[g] X[n][g] + b[g]) (layouts in StripGemm); b may be null.
 template <class T, class Space = Kokkos::DefaultExecutionSpace>
 void strip_gemm(const char* label, int batch, const StripGemm d, const T* w, const T* x, const T* b, T* y, Act act) {
-  constexpr int MR = StripTiles<T, Space>::MR, NR = StripTiles<T, Space>::NR;
+  constexpr int MR = StripTiles<T, Space>::MR, NR = StripTiles<T, Space>::NR, KC = StripTiles<T, Space>::KC;
   const int P = d.P, M = d.M, K = d.K, G = d.G;
   const int nstrips = (P + NR - 1) / NR;
   if (batch <= 0 || M <= 0 || P <= 0) return;
@@ -183,24 +192,31 @@ void strip_gemm(const char* label, int batch, const StripGemm d, const T* w, con
         const T* bp = b ? b + int64_t(g) * M : nullptr;
         int j0 = strip * NR, c_lo = 0;
         if (P < NR) {  // one narrow strip: masked loads
-          for (int o0 = 0; o0 < M; o0 += MR)
-            detail::strip_block<T, MR, NR, false>(K, wp + int64_t(o0) * K, bp ? bp + o0 : bp, act,
-                                                  M - o0 < MR ? M - o0 : MR, xp, P, P, 0, yp + int64_t(o0) * P);
+          for (int k0 = 0; k0 < K || k0 == 0; k0 += KC) {
+            const int kc = K - k0 < KC ? K - k0 : KC;
+            for (int o0 = 0; o0 < M; o0 += MR)
+              detail::strip_block<T, MR, NR, false>(kc, wp + int64_t(o0) * K + k0, K, k0 == 0, k0 + kc >= K,
+                                                    bp ? bp + o0 : bp, act, M - o0 < MR ? M - o0 : MR,
+                                                    xp + int64_t(k0) * P, P, P, 0, yp + int64_t(o0) * P);
+          }
           return;
         }
         if (j0 + NR > P) c_lo = j0 - (P - NR), j0 = P - NR;  // last strip slides left; stores its new columns only
         // Ask for the next strip of X while this one computes (K rows, P apart): more streams than the
-        // hardware prefetcher follows. A share of its rows before each row block.
+        // hardware prefetcher follows. A share of the slice's rows before each row block.
         const bool pf = j0 + 3 * NR <= P;
-        const int nob = (M + MR - 1) / MR, kper = (K + nob - 1) / nob;
-        for (int o0 = 0, ob = 0; o0 < M; o0 += MR, ++ob) {
-          if (pf)
-            for (int k = ob * kper; k < K && k < (ob + 1) * kper; ++k)
-              for (int c = 0; c < NR; c += 64 / static_cast<int>(sizeof(T)))
-                SP_PREFETCH(xp + int64_t(k) * P + j0 + 2 * NR + c);
-          detail::strip_block<T, MR, NR, true>(K, wp + int64_t(o0) * K, bp ? bp + o0 : bp, act,
-                                               M - o0 < MR ? M - o0 : MR, xp + j0, P, NR, c_lo,
-                                               yp + int64_t(o0) * P + j0);
+        const int nob = (M + MR - 1) / MR;
+        for (int k0 = 0; k0 < K || k0 == 0; k0 += KC) {
+          const int kc = K - k0 < KC ? K - k0 : KC, kper = (kc + nob - 1) / nob;
+          for (int o0 = 0, ob = 0; o0 < M; o0 += MR, ++ob) {
+            if (pf)
+              for (int k = k0 + ob * kper; k < k0 + kc && k < k0 + (ob + 1) * kper; ++k)
+                for (int c = 0; c < NR; c += 64 / static_cast<int>(sizeof(T)))
+                  SP_PREFETCH(xp + int64_t(k) * P + j0 + 2 * NR + c);
+            detail::strip_block<T, MR, NR, true>(kc, wp + int64_t(o0) * K + k0, K, k0 == 0, k0 + kc >= K,
+                                                 bp ? bp + o0 : bp, act, M - o0 < MR ? M - o0 : MR,
+                                                 xp + int64_t(k0) * P + j0, P, NR, c_lo, yp + int64_t(o0) * P + j0);
+          }
         }
       });
 }
