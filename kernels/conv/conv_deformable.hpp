@@ -7,9 +7,10 @@
 // per tap of each of dg offset groups (channel groups of C_in / dg);
 // masks [N][dg kh kw][OH][OW].
 //
-// Computed as deformable im2col + the project's GEMM: the samples of one
-// image fill the (C_in kh kw) x (OH OW) matrix that im2col would hold, and
-// the weights (C_out x C_in kh kw) multiply it with gemm_tiled, so with
+// Computed as deformable im2col + a GEMM: the samples of one image fill the
+// (C_in kh kw) x (OH OW) matrix that im2col would hold, and the weights
+// (C_out x C_in kh kw) multiply it with im2col's strip GEMM
+// (conv_gemm_strips.hpp), so with
 // offsets 0 (and masks 1) the matrix is im2col's, element for element, and
 // the output equals conv2d_im2col's bitwise.
 //
@@ -20,7 +21,7 @@
 #include <string>
 
 #include "kernels/conv/conv_views.hpp"
-#include "kernels/gemm/gemm_tiled.hpp"
+#include "kernels/conv/conv_gemm_strips.hpp"
 #include "scaleproof/params.hpp"
 
 namespace sp::conv {
@@ -81,8 +82,6 @@ void deform_im2col(const ConvSpec& s, int dg, CTensor<T> in, CTensor<T> off, CTe
 template <class T>
 void conv2d_deformable(const ConvSpec& s, int dg, CTensor<T> in, CTensor<T> off, CTensor<T> mask, bool modulated,
                        CTensor<T> w, Tensor<T> out, Kokkos::View<T**, Kokkos::LayoutRight> col) {
-  using M2 = Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  using CM2 = Kokkos::View<const T**, Kokkos::LayoutRight, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const int N = static_cast<int>(in.extent(0)), H = static_cast<int>(in.extent(2)), W = static_cast<int>(in.extent(3));
   const int64_t e[4] = {int64_t(off.extent(0)), int64_t(off.extent(1)), int64_t(off.extent(2)), int64_t(off.extent(3))};
   const std::string bad = deform_offsets_error(s, dg, N, H, W, e);
@@ -93,8 +92,10 @@ void conv2d_deformable(const ConvSpec& s, int dg, CTensor<T> in, CTensor<T> off,
   const int K = s.c_in * s.kh * s.kw, P = s.out_h(H) * s.out_w(W);
   for (int n = 0; n < N; ++n) {
     deform_im2col<T>(s, dg, in, off, mask, modulated, n, col);
-    sp::kernels::gemm_tiled<T>(CM2(w.data(), s.c_out, K), CM2(col.data(), K, P),
-                               M2(out.data() + int64_t(n) * s.c_out * P, s.c_out, P));
+    StripGemm d;
+    d.M = s.c_out, d.K = K, d.P = P;
+    strip_gemm<T>("conv_deformable_gemm", 1, d, w.data(), col.data(), nullptr, out.data() + int64_t(n) * s.c_out * P,
+                  Act::none);
   }
 }
 

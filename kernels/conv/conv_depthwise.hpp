@@ -33,6 +33,7 @@
 // (2 threads, development VM) it took the kernel from 142.6 us (45% of the
 // FMA peak) to 88.5 us (72%).
 #include <Kokkos_Core.hpp>
+#include <type_traits>
 
 #include "kernels/conv/conv_views.hpp"
 #include "kernels/gemm/gemm_tiled.hpp"  // SP_UNROLL
@@ -53,12 +54,25 @@
 #define SP_DW_NOINLINE
 #endif
 
+// AVX2 without AVX-512 (16 vector registers): the 3x3 padded fp32 strip is written with intrinsics
+// (dw_strip3_padded_avx2). As plain loops, GCC 12 held all nine weights and the seven accumulators in
+// registers and passed every input vector through the stack in 16-byte halves (a store-forwarding
+// stall per load). Not in a CUDA build (the same functions are compiled for the device).
+#if defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__) && !defined(KOKKOS_ENABLE_CUDA) && \
+    !defined(__CUDA_ARCH__) && !defined(__NVCC__)
+#define SP_DW_AVX2 1
+#include <immintrin.h>
+#endif
+
 namespace sp::conv {
 
 template <class T, class Space = Kokkos::DefaultExecutionSpace>
 struct DepthwiseTiles {
-  static constexpr int RB = 6;                                 // output rows per register tile (and per item)
-  static constexpr int WB = 64 / static_cast<int>(sizeof(T));  // output columns: one 64-byte vector
+  static constexpr int RB = 6;  // output rows per register tile (and per item)
+  // Output columns: one vector register (AVX-512: 64 bytes, AVX2: 32). The 3x3 padded tile holds RB3
+  // accumulators and three shifted input vectors: 10 registers. Two vectors per row would need 20 of
+  // AVX2's 16 and GCC then kept accumulators on the stack.
+  static constexpr int WB = sp::kernels::GemmTiles<T, Space>::VEC / static_cast<int>(sizeof(T));
   static constexpr int RB3 = 7;  // rows per 3x3 padded block: 56, 28, 14, 7 (MobileNet, ResNet) are multiples
 };
 
@@ -191,9 +205,62 @@ KOKKOS_FORCEINLINE_FUNCTION void dw_rows(const ConvSpec& s, const T* plane, int 
 // row, the bottom block's last one, fixed at compile time so those blocks cost what the others do;
 // a runtime test of every row made them twice as slow), or kCutRuntime (rows outside [0, H)).
 constexpr int kCutNone = 0, kCutFirst = 1, kCutLast = 2, kCutRuntime = 4;
+
+#ifdef SP_DW_AVX2
+// dw_strip3_padded for fp32 strips of one AVX2 register (8 columns). The filter column kc is the outer
+// loop: its three weights, the RR accumulators and one input vector are live at a time (RR + 4
+// registers), and each (input row, shift) vector is loaded once and feeds every output row it is a tap
+// of. The padding lanes are masked loads (a masked lane reads nothing and is zero).
+template <int RR, bool Left, bool Right, int Cut>
+__attribute__((noinline)) void dw_strip3_padded_avx2(const float* plane, int H, int W, int oh, int ih0, int o,
+                                                     const float* w, float bias, float* out_plane, Act act) {
+  __m256 acc[RR];
+  SP_UNROLL for (int r = 0; r < RR; ++r) acc[r] = _mm256_setzero_ps();
+  const __m256i not_first = _mm256_setr_epi32(0, -1, -1, -1, -1, -1, -1, -1);
+  const __m256i not_last = _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, -1, 0);
+  const float* base = plane + int64_t(ih0) * W + o - 1;  // lane j of shift kc, input row ir: base[ir * W + kc + j]
+  SP_UNROLL for (int kc = 0; kc < 3; ++kc) {
+    const __m256 w0 = _mm256_broadcast_ss(w + kc), w1 = _mm256_broadcast_ss(w + 3 + kc),
+                 w2 = _mm256_broadcast_ss(w + 6 + kc);
+    SP_UNROLL for (int ir = 0; ir < RR + 2; ++ir) {
+      if ((Cut & kCutFirst) && ir == 0) continue;
+      if ((Cut & kCutLast) && ir == RR + 1) continue;
+      if ((Cut & kCutRuntime) && (ih0 + ir < 0 || ih0 + ir >= H)) continue;
+      const float* xr = base + int64_t(ir) * W + kc;
+      const __m256 v = Left && kc == 0    ? _mm256_maskload_ps(xr, not_first)
+                       : Right && kc == 2 ? _mm256_maskload_ps(xr, not_last)
+                                          : _mm256_loadu_ps(xr);
+      // Output row r takes input row ir through filter row kr = ir - r.
+      if (ir < RR) acc[ir] = _mm256_fmadd_ps(w0, v, acc[ir]);
+      if (ir >= 1 && ir - 1 < RR) acc[ir - 1] = _mm256_fmadd_ps(w1, v, acc[ir - 1]);
+      if (ir >= 2) acc[ir - 2] = _mm256_fmadd_ps(w2, v, acc[ir - 2]);
+    }
+  }
+  float* d = out_plane + int64_t(oh) * W + o;
+  const __m256 b = _mm256_set1_ps(bias);
+  SP_UNROLL for (int r = 0; r < RR; ++r) {
+    __m256 y = _mm256_add_ps(acc[r], b);
+    if (act == Act::relu) y = _mm256_max_ps(y, _mm256_setzero_ps());
+    if (act != Act::sigmoid) {
+      _mm256_storeu_ps(d + int64_t(r) * W, y);
+    } else {
+      alignas(32) float a[8];
+      _mm256_store_ps(a, acc[r]);
+      for (int j = 0; j < 8; ++j) d[int64_t(r) * W + j] = activate(a[j] + bias, act);
+    }
+  }
+}
+#endif
+
 template <class T, int RR, int SW, bool Left, bool Right, int Cut>
 SP_DW_NOINLINE KOKKOS_FUNCTION void dw_strip3_padded(const T* plane, int H, int W, int oh, int ih0, int o, const T* w,
                                                      T bias, T* out_plane, Act act) {
+#ifdef SP_DW_AVX2
+  if constexpr (std::is_same<T, float>::value && SW == 8) {
+    dw_strip3_padded_avx2<RR, Left, Right, Cut>(plane, H, W, oh, ih0, o, w, bias, out_plane, act);
+    return;
+  }
+#endif
   T acc[RR][SW];
   SP_UNROLL for (int r = 0; r < RR; ++r) SP_UNROLL for (int j = 0; j < SW; ++j) acc[r][j] = T(0);
   int zr = SW - 1;

@@ -89,7 +89,8 @@ class NetExec {
                                      hb_[i].data(), hb_[i].size()));
       }
       const Node& a = nodes[nd.in[0]];
-      col = std::max(col, im2col_rows(s) * im2col_cols(s, a.h, a.w));
+      // im2col's workspace: a chunk of images' unrolled matrices (conv_im2col.hpp sizes the chunk).
+      col = std::max(col, im2col_chunk<T>(s, net_.batch(), a.h, a.w) * im2col_rows(s) * im2col_cols(s, a.h, a.w));
     }
     if (be_ == Backend::im2col) col_ = Kokkos::View<T**, Kokkos::LayoutRight>("conv_col", 1, col);
   }
@@ -214,10 +215,7 @@ class NetExec {
     if (be_ == Backend::direct) {
       conv2d_dispatch<T>(nd.spec, act_[nd.in[0]], w_[i], b_[i], act_[i]);  // depthwise, 1x1 or general
     } else if (be_ == Backend::im2col) {
-      conv2d_im2col<T>(nd.spec, act_[nd.in[0]], w_[i], b_[i], act_[i],
-                       Kokkos::View<T**, Kokkos::LayoutRight>(
-                           col_.data(), im2col_rows(nd.spec),
-                           im2col_cols(nd.spec, net_.nodes()[nd.in[0]].h, net_.nodes()[nd.in[0]].w)));
+      conv2d_im2col<T>(nd.spec, act_[nd.in[0]], w_[i], b_[i], act_[i], col_);
     } else if (is_onednn(be_)) {
 #ifdef SP_HAVE_ONEDNN
       if constexpr (std::is_same<T, float>::value) {

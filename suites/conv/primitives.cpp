@@ -1,6 +1,6 @@
 // The primitive convolutions, each against oneDNN in the same run:
 //   conv2d          direct kernel, any kernel size, stride, padding, groups
-//   conv_im2col     im2col + the project's GEMM, same shapes
+//   conv_im2col     im2col + a GEMM, same shapes
 //   conv_depthwise  g = C (MobileNet's per-channel filter)
 //   conv_pointwise  1 x 1 (MobileNet's channel mixer)
 //   conv2d_fp64     the direct and im2col kernels in double (no oneDNN: it has no f64 convolution)
@@ -147,8 +147,8 @@ Declaration conv2d() {
 }
 
 Declaration conv_im2col() {
-  auto d = primitive("conv_im2col", "im2col + the project's GEMM (gemm_tiled), fp32", general_spec, Backend::im2col,
-                     general_sets(), true);
+  auto d = primitive("conv_im2col", "im2col + a GEMM (the strip GEMM of conv_gemm_strips.hpp), fp32", general_spec,
+                     Backend::im2col, general_sets(), true);
   d.info.tol.min_vs_baseline = 0.5;  // im2col moves k*k times the input through memory first: half of oneDNN's best
   return d;
 }

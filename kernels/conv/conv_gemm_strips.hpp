@@ -1,0 +1,224 @@
+#pragma once
+// The product both the pointwise and the im2col convolutions reduce to:
+// for each image n and group g,
+//   Y[n][g] (M x P) = act(W[g] (M x K) * X[n][g] (K x P) + b[g]),
+// all three row-major where they lie (W: OIHW weights, row stride K; X:
+// an image's channels or its unrolled im2col matrix, row stride P; Y: the
+// output channels, row stride P), nothing packed, bias and activation fused
+// into the store. One source for every back end.
+//
+// Work item = one NR-column strip of one (image, group) product (a plain
+// RangePolicy); for each MR-row block of Y an MR x NR register tile
+// accumulates over K: per k one contiguous NR-wide row segment of X and MR
+// scalar weights broadcast from W's rows (which stay in L1/L2 across
+// items). The K x NR strip of X is read from memory once and stays in
+// L1/L2 while every row block reuses it. The tile is the GEMM micro-kernel's
+// shape (kernels/gemm/gemm_tiled.hpp: 2 x MR vector accumulators).
+// Tails: a last row block narrower than MR recomputes the last valid row
+// in its spare rows and stores only the valid ones; a last strip narrower
+// than NR slides left to end at P (recomputing columns of the previous
+// strip, stored only once). Only a product with P < NR uses masked loads.
+//
+// Each output element is a sum over k = 0 .. K-1 in order, slice by slice
+// (KC terms summed from 0, then added to the partial sum of the previous
+// slices), then + bias: one of the orders the error bound of
+// reference/conv covers (any order), fixed by KC alone.
+#include <Kokkos_Core.hpp>
+#include <type_traits>
+
+#include "kernels/conv/conv_views.hpp"
+#include "kernels/gemm/gemm_tiled.hpp"  // SP_UNROLL, SP_MICROKERNEL_ATTR, GemmTiles
+
+// A software prefetch hint on host compilers that have one; nothing elsewhere.
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__)
+#define SP_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define SP_PREFETCH(p)
+#endif
+
+// AVX2 without AVX-512 has 16 vector registers: the 12 accumulators of the
+// 6 x 16 fp32 tile, two row segments of X and one broadcast weight fill 15.
+// Written as plain loops, GCC 12 broadcast all six weights first and kept
+// three accumulators on the stack (a load and a store each per k). On such
+// host builds the tile is written with intrinsics, one weight live at a time.
+// Not in a CUDA build (the same functions are compiled for the device).
+#if defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__) && !defined(KOKKOS_ENABLE_CUDA) && \
+    !defined(__CUDA_ARCH__) && !defined(__NVCC__)
+#define SP_STRIP_AVX2 1
+#include <immintrin.h>
+#endif
+
+namespace sp::conv {
+
+template <class T, class Space = Kokkos::DefaultExecutionSpace>
+struct StripTiles {
+  static constexpr int MR = sp::kernels::GemmTiles<T, Space>::MR;
+  static constexpr int NR = sp::kernels::GemmTiles<T, Space>::NR;
+  // K is walked in slices of KC rows of X: a KC x NR slice of a strip (KC rows P apart, one or two
+  // cache lines and one page each) stays in L1 and in the first-level TLB while every row block
+  // reuses it. Over a whole K = 576 strip (im2col's 3x3 x 64) neither held.
+  static constexpr int KC = 64;
+};
+
+#ifdef KOKKOS_ENABLE_CUDA
+template <class T>
+struct StripTiles<T, Kokkos::Cuda> {
+  static constexpr int MR = 4, NR = 4, KC = 1 << 30;
+};
+#endif
+
+// Where product (n, g) of a batch lies: W[g] at w + g * w_g, X[n][g] at
+// x + n * x_n + g * x_g, Y[n][g] at y + n * y_n + g * y_g, b[g] at b + g * M.
+struct StripGemm {
+  int M = 0, K = 0, P = 0, G = 1;
+  int64_t w_g = 0, x_n = 0, x_g = 0, y_n = 0, y_g = 0;
+};
+
+namespace detail {
+
+// acc[r][c] = sum over k < K of w[r * ws + k] * x[k * xs + c]; Full: all NR columns
+// exist, else only c < nc (masked loads). Rows r >= mr repeat row mr - 1.
+template <class T, int MR, int NR, bool Full>
+KOKKOS_INLINE_FUNCTION SP_MICROKERNEL_ATTR void strip_micro(int K, const T* __restrict w, int ws, int mr,
+                                                            const T* __restrict x, int64_t xs, int nc,
+                                                            T (&acc)[MR][NR]) {
+  const T* wr[MR];
+  SP_UNROLL for (int r = 0; r < MR; ++r) wr[r] = w + (r < mr ? r : mr - 1) * ws;  // spare rows repeat the last
+  SP_UNROLL for (int r = 0; r < MR; ++r) SP_UNROLL for (int c = 0; c < NR; ++c) acc[r][c] = 0;
+  for (int k = 0; k < K; ++k) {
+    const T* xk = x + k * xs;
+    T xv[NR];
+    SP_UNROLL for (int c = 0; c < NR; ++c) xv[c] = Full || c < nc ? xk[c] : T(0);
+    SP_UNROLL for (int r = 0; r < MR; ++r) {
+      const T a = wr[r][k];
+      SP_UNROLL for (int c = 0; c < NR; ++c) acc[r][c] += a * xv[c];
+    }
+  }
+}
+
+#ifdef SP_STRIP_AVX2
+template <class T>
+struct Avx2 {
+  static constexpr int L = 0;  // no vector path for other types
+};
+template <>
+struct Avx2<float> {
+  using V = __m256;
+  static constexpr int L = 8;
+  static V zero() { return _mm256_setzero_ps(); }
+  static V load(const float* p) { return _mm256_loadu_ps(p); }
+  static V bcast(const float* p) { return _mm256_broadcast_ss(p); }
+  static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
+};
+template <>
+struct Avx2<double> {
+  using V = __m256d;
+  static constexpr int L = 4;
+  static V zero() { return _mm256_setzero_pd(); }
+  static V load(const double* p) { return _mm256_loadu_pd(p); }
+  static V bcast(const double* p) { return _mm256_broadcast_sd(p); }
+  static V fma(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
+  static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
+};
+
+// The same sums as strip_micro<T, MR, 2 * L, true> (fused multiply-adds in the same order), with
+// each weight broadcast right before its two FMAs so that the 2 MR accumulators stay in registers.
+template <class T, int MR>
+__attribute__((noinline)) void strip_micro_avx2(int K, const T* __restrict w, int ws, int mr, const T* __restrict x,
+                                                int64_t xs, T (&acc)[MR][2 * Avx2<T>::L]) {
+  using A = Avx2<T>;
+  using V = typename A::V;
+  const T* wr[MR];
+  for (int r = 0; r < MR; ++r) wr[r] = w + (r < mr ? r : mr - 1) * ws;
+  V c0[MR], c1[MR];
+  SP_UNROLL for (int r = 0; r < MR; ++r) c0[r] = A::zero(), c1[r] = A::zero();
+  for (int k = 0; k < K; ++k) {
+    const T* xk = x + k * xs;
+    const V b0 = A::load(xk), b1 = A::load(xk + A::L);
+    SP_UNROLL for (int r = 0; r < MR; ++r) {
+      const V a = A::bcast(wr[r] + k);
+      c0[r] = A::fma(a, b0, c0[r]);
+      c1[r] = A::fma(a, b1, c1[r]);
+    }
+  }
+  SP_UNROLL for (int r = 0; r < MR; ++r) A::store(acc[r], c0[r]), A::store(acc[r] + A::L, c1[r]);
+}
+#endif
+
+// Rows [0, mr) of one MR-row block, columns [c_lo, nc) of one strip, over one K slice of kc terms
+// (weights w, row stride ws): y[r * P + c] = acc, or y + acc after the first slice (first = false);
+// after the last slice (last = true) act(... + b[r]).
+template <class T, int MR, int NR, bool Full>
+KOKKOS_INLINE_FUNCTION void strip_block(int kc, const T* w, int ws, bool first, bool last, const T* b, Act act, int mr,
+                                        const T* x, int P, int nc, int c_lo, T* y) {
+  T acc[MR][NR];
+#ifdef SP_STRIP_AVX2
+  if constexpr (Full && (std::is_same<T, float>::value || std::is_same<T, double>::value) && NR == 2 * Avx2<T>::L)
+    strip_micro_avx2<T, MR>(kc, w, ws, mr, x, P, acc);
+  else
+#endif
+    strip_micro<T, MR, NR, Full>(kc, w, ws, mr, x, P, nc, acc);
+  for (int r = 0; r < mr; ++r) {
+    const T bo = b && last ? b[r] : T(0);
+    T* d = y + int64_t(r) * P;
+    if (!first)
+      for (int c = c_lo; c < nc; ++c) acc[r][c] += d[c];
+    if (!last || act == Act::none)
+      for (int c = c_lo; c < nc; ++c) d[c] = acc[r][c] + bo;
+    else
+      for (int c = c_lo; c < nc; ++c) d[c] = activate(acc[r][c] + bo, act);
+  }
+}
+
+}  // namespace detail
+
+// For n < batch and g < d.G: Y[n][g] = act(W[g] X[n][g] + b[g]) (layouts in StripGemm); b may be null.
+template <class T, class Space = Kokkos::DefaultExecutionSpace>
+void strip_gemm(const char* label, int batch, const StripGemm d, const T* w, const T* x, const T* b, T* y, Act act) {
+  constexpr int MR = StripTiles<T, Space>::MR, NR = StripTiles<T, Space>::NR, KC = StripTiles<T, Space>::KC;
+  const int P = d.P, M = d.M, K = d.K, G = d.G;
+  const int nstrips = (P + NR - 1) / NR;
+  if (batch <= 0 || M <= 0 || P <= 0) return;
+  Kokkos::parallel_for(
+      label, Kokkos::RangePolicy<Space>(0, int64_t(batch) * G * nstrips), KOKKOS_LAMBDA(const int64_t item) {
+        const int strip = static_cast<int>(item % nstrips);
+        const int64_t ng = item / nstrips;
+        const int g = static_cast<int>(ng % G);
+        const int64_t n = ng / G;
+        const T* xp = x + n * d.x_n + g * d.x_g;
+        T* yp = y + n * d.y_n + g * d.y_g;
+        const T* wp = w + g * d.w_g;
+        const T* bp = b ? b + int64_t(g) * M : nullptr;
+        int j0 = strip * NR, c_lo = 0;
+        if (P < NR) {  // one narrow strip: masked loads
+          for (int k0 = 0; k0 < K || k0 == 0; k0 += KC) {
+            const int kc = K - k0 < KC ? K - k0 : KC;
+            for (int o0 = 0; o0 < M; o0 += MR)
+              detail::strip_block<T, MR, NR, false>(kc, wp + int64_t(o0) * K + k0, K, k0 == 0, k0 + kc >= K,
+                                                    bp ? bp + o0 : bp, act, M - o0 < MR ? M - o0 : MR,
+                                                    xp + int64_t(k0) * P, P, P, 0, yp + int64_t(o0) * P);
+          }
+          return;
+        }
+        if (j0 + NR > P) c_lo = j0 - (P - NR), j0 = P - NR;  // last strip slides left; stores its new columns only
+        // Ask for the next strip of X while this one computes (K rows, P apart): more streams than the
+        // hardware prefetcher follows. A share of the slice's rows before each row block.
+        const bool pf = j0 + 3 * NR <= P;
+        const int nob = (M + MR - 1) / MR;
+        for (int k0 = 0; k0 < K || k0 == 0; k0 += KC) {
+          const int kc = K - k0 < KC ? K - k0 : KC, kper = (kc + nob - 1) / nob;
+          for (int o0 = 0, ob = 0; o0 < M; o0 += MR, ++ob) {
+            if (pf)
+              for (int k = k0 + ob * kper; k < k0 + kc && k < k0 + (ob + 1) * kper; ++k)
+                for (int c = 0; c < NR; c += 64 / static_cast<int>(sizeof(T)))
+                  SP_PREFETCH(xp + int64_t(k) * P + j0 + 2 * NR + c);
+            detail::strip_block<T, MR, NR, true>(kc, wp + int64_t(o0) * K + k0, K, k0 == 0, k0 + kc >= K,
+                                                 bp ? bp + o0 : bp, act, M - o0 < MR ? M - o0 : MR,
+                                                 xp + int64_t(k0) * P + j0, P, NR, c_lo, yp + int64_t(o0) * P + j0);
+          }
+        }
+      });
+}
+
+}  // namespace sp::conv
