@@ -57,12 +57,8 @@
 // AVX2 without AVX-512 (16 vector registers): the 3x3 padded fp32 strip is written with intrinsics
 // (dw_strip3_padded_avx2). As plain loops, GCC 12 held all nine weights and the seven accumulators in
 // registers and passed every input vector through the stack in 16-byte halves (a store-forwarding
-// stall per load). Not in a CUDA build (the same functions are compiled for the device).
-#if defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__) && !defined(KOKKOS_ENABLE_CUDA) && \
-    !defined(__CUDA_ARCH__) && !defined(__NVCC__)
-#define SP_DW_AVX2 1
-#include <immintrin.h>
-#endif
+// stall per load). See host_avx2.hpp for where it applies.
+#include "kernels/conv/host_avx2.hpp"
 
 namespace sp::conv {
 
@@ -206,7 +202,7 @@ KOKKOS_FORCEINLINE_FUNCTION void dw_rows(const ConvSpec& s, const T* plane, int 
 // a runtime test of every row made them twice as slow), or kCutRuntime (rows outside [0, H)).
 constexpr int kCutNone = 0, kCutFirst = 1, kCutLast = 2, kCutRuntime = 4;
 
-#ifdef SP_DW_AVX2
+#ifdef SP_HOST_AVX2
 // dw_strip3_padded for fp32 strips of one AVX2 register (8 columns). The filter column kc is the outer
 // loop: its three weights, the RR accumulators and one input vector are live at a time (RR + 4
 // registers), and each (input row, shift) vector is loaded once and feeds every output row it is a tap
@@ -255,7 +251,7 @@ __attribute__((noinline)) void dw_strip3_padded_avx2(const float* plane, int H, 
 template <class T, int RR, int SW, bool Left, bool Right, int Cut>
 SP_DW_NOINLINE KOKKOS_FUNCTION void dw_strip3_padded(const T* plane, int H, int W, int oh, int ih0, int o, const T* w,
                                                      T bias, T* out_plane, Act act) {
-#ifdef SP_DW_AVX2
+#ifdef SP_HOST_AVX2
   if constexpr (std::is_same<T, float>::value && SW == 8) {
     dw_strip3_padded_avx2<RR, Left, Right, Cut>(plane, H, W, oh, ih0, o, w, bias, out_plane, act);
     return;

@@ -41,12 +41,8 @@
 // Written as plain loops, GCC 12 broadcast all six weights first and kept
 // three accumulators on the stack (a load and a store each per k). On such
 // host builds the tile is written with intrinsics, one weight live at a time.
-// Not in a CUDA build (the same functions are compiled for the device).
-#if defined(__AVX2__) && defined(__FMA__) && !defined(__AVX512F__) && !defined(KOKKOS_ENABLE_CUDA) && \
-    !defined(__CUDA_ARCH__) && !defined(__NVCC__)
-#define SP_STRIP_AVX2 1
-#include <immintrin.h>
-#endif
+// See host_avx2.hpp for where it applies.
+#include "kernels/conv/host_avx2.hpp"
 
 namespace sp::conv {
 
@@ -96,7 +92,7 @@ KOKKOS_INLINE_FUNCTION SP_MICROKERNEL_ATTR void strip_micro(int K, const T* __re
   }
 }
 
-#ifdef SP_STRIP_AVX2
+#ifdef SP_HOST_AVX2
 template <class T>
 struct Avx2 {
   static constexpr int L = 0;  // no vector path for other types
@@ -153,7 +149,7 @@ template <class T, int MR, int NR, bool Full>
 KOKKOS_INLINE_FUNCTION void strip_block(int kc, const T* w, int ws, bool first, bool last, const T* b, Act act, int mr,
                                         const T* x, int P, int nc, int c_lo, T* y) {
   T acc[MR][NR];
-#ifdef SP_STRIP_AVX2
+#ifdef SP_HOST_AVX2
   if constexpr (Full && (std::is_same<T, float>::value || std::is_same<T, double>::value) && NR == 2 * Avx2<T>::L)
     strip_micro_avx2<T, MR>(kc, w, ws, mr, x, P, acc);
   else

@@ -20,24 +20,15 @@
 #include "kernels/nn/layernorm.hpp"
 #include "kernels/nn/softmax.hpp"
 #include "kernels/precision/float16.hpp"
+#include "suites/nn/tests/host_device_copy.hpp"
 
 namespace {
 
 using sp::precision::bf16_t;
 using sp::precision::fp16_t;
 
-template <class T>
-Kokkos::View<T*> dev(const std::vector<T>& h) {
-  Kokkos::View<T*> d("l16", h.size());
-  Kokkos::deep_copy(d, Kokkos::View<const T*, Kokkos::HostSpace>(h.data(), h.size()));
-  return d;
-}
-template <class T>
-std::vector<T> back(const Kokkos::View<T*>& d) {
-  std::vector<T> h(d.extent(0));
-  Kokkos::deep_copy(Kokkos::View<T*, Kokkos::HostSpace>(h.data(), h.size()), d);
-  return h;
-}
+using sp::test::back;
+using sp::test::dev;
 // 16-bit values (rounded from a deterministic spread) and their fp32 widening.
 template <class S>
 std::vector<S> values16(size_t n, int salt, double lo = -3, double hi = 3) {

@@ -16,6 +16,7 @@
 #include "kernels/nn/softmax.hpp"
 #include "reference/nn/nn_ref.hpp"
 #include "scaleproof/compare.hpp"
+#include "suites/nn/tests/host_device_copy.hpp"
 
 namespace {
 
@@ -27,18 +28,8 @@ std::vector<T> values(size_t n, int salt, double lo = -3, double hi = 3) {
   for (size_t i = 0; i < n; ++i) v[i] = T(lo + (hi - lo) * double((i * 2654435761u + salt * 97u) % 1009) / 1008.0);
   return v;
 }
-template <class T>
-Kokkos::View<T*> dev(const std::vector<T>& h) {
-  Kokkos::View<T*> d("nn_test", h.size());
-  Kokkos::deep_copy(d, Kokkos::View<const T*, Kokkos::HostSpace>(h.data(), h.size()));
-  return d;
-}
-template <class T>
-std::vector<T> back(const Kokkos::View<T*>& d) {
-  std::vector<T> h(d.extent(0));
-  Kokkos::deep_copy(Kokkos::View<T*, Kokkos::HostSpace>(h.data(), h.size()), d);
-  return h;
-}
+using sp::test::back;
+using sp::test::dev;
 // Number of elements that differ in value (NaN never equals).
 template <class T>
 long long differing(const std::vector<T>& a, const std::vector<T>& b) {
