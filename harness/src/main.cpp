@@ -133,9 +133,10 @@ int main(int argc, char** argv) {
   add_filters(run, o);
   add_run_options(run, o);
   run->add_flag("--strict", o.strict, "Exit non-zero when a verdict fails");
-  run->add_option(
-         "--ranks", o.ranks,
-         "Ranks for the multi-rank techniques, launched by this run (default: the largest power of two <= cores, >= 2)")
+  run->add_option("--ranks", o.ranks,
+                  "Ranks for the multi-rank techniques, launched by this run (default: the largest power of two <= "
+                  "cores, >= 2); "
+                  "1: they run in this process at one rank")
       ->check(CLI::Range(1, 1 << 20));
   run->add_option(
       "--launcher", o.launcher,

@@ -165,15 +165,20 @@ int cmd_run(const RunOptions& o, const RunContext& rc) {
 
   // This process runs every selected technique when a launcher started it
   // with several ranks; at one rank only the single-rank ones (a multi-rank
-  // technique is never measured at p = 1); a launched part the multi-rank ones.
+  // technique is not measured at p = 1 unless asked: `--ranks 1` runs it
+  // here, at one rank, where its step is its arithmetic alone); a launched
+  // part the multi-rank ones.
+  const bool all_at_one_rank = main_job && o.ranks == 1;
   Filter here = f;
-  here.scope = o.part ? RankScope::multi_rank : nranks == 1 ? RankScope::single_rank : RankScope::all;
+  here.scope = o.part                            ? RankScope::multi_rank
+               : nranks == 1 && !all_at_one_rank ? RankScope::single_rank
+                                                 : RankScope::all;
   nlohmann::json skipped = nlohmann::json::array();
   LaunchPlan plan;
-  if (main_job) {
+  if (main_job && !all_at_one_rank) {
     plan = plan_launch(o, f, cores);
     skipped = plan.skipped;
-  } else if (nranks == 1 && !o.part) {
+  } else if (nranks == 1 && !o.part && !all_at_one_rank) {
     Filter multi = f;
     multi.scope = RankScope::multi_rank;
     for (auto* r : matching(multi))
