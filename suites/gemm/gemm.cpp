@@ -59,7 +59,7 @@ class Gemm : public sp::Technique {
     i.variants.push_back("cublas");
     i.baseline = "cublas";  // on a GPU build the vendor baseline is cuBLAS
 #endif
-    // Issue target: >= 50% of OpenBLAS on the same threads; the roofline band
+    // Accepted: at least half of OpenBLAS's throughput on the same threads; the roofline band
     // expects a tiled GEMM to reach at least 25% of the measured FMA peak.
     i.tol.min_vs_baseline = 0.5;
     i.tol.roof_min = 0.25;
