@@ -133,10 +133,12 @@ int main(int argc, char** argv) {
   add_filters(run, o);
   add_run_options(run, o);
   run->add_flag("--strict", o.strict, "Exit non-zero when a verdict fails");
+  run->add_flag("--one-rank", o.one_rank,
+                "Run the multi-rank techniques in this process at one rank, where a step is its arithmetic alone (the "
+                "fraction-of-GEMM-rate verdicts are judged there); no launch");
   run->add_option("--ranks", o.ranks,
                   "Ranks for the multi-rank techniques, launched by this run (default: the largest power of two <= "
-                  "cores, >= 2); "
-                  "1: they run in this process at one rank")
+                  "cores, >= 2)")
       ->check(CLI::Range(1, 1 << 20));
   run->add_option(
       "--launcher", o.launcher,

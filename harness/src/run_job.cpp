@@ -158,17 +158,20 @@ int cmd_run(const RunOptions& o, const RunContext& rc) {
   const int nranks = comm::size();
   const bool main_job = !o.part && nranks == 1 && !under_launcher();
   if (!std::isfinite(o.timeout_s)) throw InputError("--timeout must be a finite number of seconds");
-  if (!main_job && (o.ranks > 0 || !o.launcher.empty()))
-    throw InputError("--ranks and --launcher apply only to `scaleproof run` started outside an MPI launcher");
+  if (!main_job && (o.ranks > 0 || !o.launcher.empty() || o.one_rank))
+    throw InputError(
+        "--ranks, --launcher and --one-rank apply only to `scaleproof run` started outside an MPI launcher");
+  if (o.one_rank && (o.ranks > 0 || !o.launcher.empty()))
+    throw InputError("--one-rank launches nothing: it takes neither --ranks nor --launcher");
   const Filter f = make_filter(o, kDefaultRunSize);
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
 
   // This process runs every selected technique when a launcher started it
   // with several ranks; at one rank only the single-rank ones (a multi-rank
-  // technique is not measured at p = 1 unless asked: `--ranks 1` runs it
+  // technique is not measured at p = 1 unless asked: `--one-rank` runs it
   // here, at one rank, where its step is its arithmetic alone); a launched
   // part the multi-rank ones.
-  const bool all_at_one_rank = main_job && o.ranks == 1;
+  const bool all_at_one_rank = main_job && o.one_rank;
   Filter here = f;
   here.scope = o.part                            ? RankScope::multi_rank
                : nranks == 1 && !all_at_one_rank ? RankScope::single_rank

@@ -20,11 +20,12 @@ struct RunOptions {
   int repetitions = 3;
   bool strict = false;
   // The main job's launch of its multi-rank techniques.
-  std::string launcher;  // "" = mpiexec -n {n} (srun --mpi=pmi2 -n {n} inside a Slurm allocation)
-  int ranks = 0;         // 0 = the default rank count (main_job.hpp)
-  double timeout_s = 0;  // the watchdog's --timeout (no progress for that long), also given to the launch; 0 = default
-  bool part = false;     // this process is the launched part of a main job
-  db::Options db;        // where the committed results folder is recorded
+  std::string launcher;   // "" = mpiexec -n {n} (srun --mpi=pmi2 -n {n} inside a Slurm allocation)
+  int ranks = 0;          // 0 = the default rank count (main_job.hpp)
+  bool one_rank = false;  // the multi-rank techniques run in this process at one rank
+  double timeout_s = 0;   // the watchdog's --timeout (no progress for that long), also given to the launch; 0 = default
+  bool part = false;      // this process is the launched part of a main job
+  db::Options db;         // where the committed results folder is recorded
 };
 
 // The size a subcommand runs when no --size is given.

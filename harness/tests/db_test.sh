@@ -197,7 +197,7 @@ straggler)
   [[ $rc -eq 1 ]] && grep -q "first: rank 2 on node-b in all_reduce/ring/count=1024,dtype=fp32: 0.0136 s, 30.8% over" out ||
     { cat out; fail "a 30.8% straggler beyond 20% exited $rc"; }
   "$bin" qualify --profile "$s/loose.json" --results "$s/run" --db none --out q > out || { cat out; fail "within 40% failed"; }
-  # report.html's per-rank table names the slow rank's host.
+  # report.html's per-rank table (ranks.json, as a run writes it beside bench.json) names the slow rank's host.
   cp -r "$s/run" page
   "${SP_PYTHON:-/usr/bin/python3}" "$repo/harness/plots/report_html.py" page || fail "report_html.py on the straggler folder"
   grep -q '<td>all_reduce/ring/count=1024,dtype=fp32</td><td>4</td><td>2</td><td>node-b</td>' page/report.html ||

@@ -3,7 +3,8 @@
 # launcher runs the single-rank techniques itself, launches the multi-rank
 # ones at 2 ranks and merges both into one results folder; a launch that
 # hangs is reported with the watchdog's diagnosis and the rest is kept; at
-# one rank a multi-rank technique is listed as skipped, never measured.
+# one rank a multi-rank technique is listed as skipped, never measured,
+# unless --one-rank asks for it to run here at one rank.
 # Asserts on exit codes and the JSON written; no timing is asserted.
 set -u
 bin=$1; case_=$2
@@ -48,6 +49,12 @@ hang)  # the launched part hangs: diagnosis in job.json and the report, gemm kep
   check "j['launches'][0]['status'] in ('timed_out', 'failed')" "'rank 1 inside hang' in j['launches'][0]['diagnosis']" \
         "any(x['name'].startswith('gemm/gemm/kokkos/') for x in b)" "any(r['technique'] == 'gemm' for r in c)"
   grep -Eq "launch at 2 ranks (timed_out|failed)" results/t/report.md || fail "the failure is not in the summary" ;;
+one_rank_all)  # --one-rank: the multi-rank technique runs here at one rank, nothing is launched or skipped
+  rc=$(run run -t gemm -t all_reduce "${shapes[@]}" --one-rank "${fast[@]}")
+  [[ $rc -eq 0 ]] || fail "exit $rc"
+  check "j['launches'] == []" "j['skipped'] == []" \
+        "{r['ranks'] for r in c if r['technique'] == 'all_reduce'} == {1}" \
+        "any(x['name'].startswith('collectives/all_reduce/ring/') and x['ranks'] == 1 for x in b)" ;;
 bad_input)  # each: one line naming the problem, exit 2, nothing written
   refused() {  # refused PATTERN ARGS...
     local pattern=$1; shift
@@ -61,6 +68,7 @@ bad_input)  # each: one line naming the problem, exit 2, nothing written
   refused "not found on PATH" --launcher "nosuch-launcher -n {n}"
   refused "no {n}" --launcher "mpiexec -n 2"
   refused "--timeout" --timeout 0
+  refused "--one-rank launches nothing" --one-rank --ranks 2
   refused "--timeout" --timeout nan
   refused "cannot start 2 ranks" --launcher "false {n}" --ranks 2
   # Inside a launcher, the main job's launch options do not apply.
