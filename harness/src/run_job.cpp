@@ -170,8 +170,9 @@ int cmd_run(const RunOptions& o, const RunContext& rc) {
   // with several ranks; at one rank only the single-rank ones (a multi-rank
   // technique is not measured at p = 1 unless asked: `--one-rank` runs it
   // here, at one rank, where its step is its arithmetic alone); a launched
-  // part the multi-rank ones.
-  const bool all_at_one_rank = main_job && o.one_rank;
+  // part the multi-rank ones. (--one-rank was refused above unless this is
+  // the main job.)
+  const bool all_at_one_rank = o.one_rank;
   Filter here = f;
   here.scope = o.part                            ? RankScope::multi_rank
                : nranks == 1 && !all_at_one_rank ? RankScope::single_rank

@@ -15,6 +15,7 @@
 #include "kernels/hybrid/step.hpp"
 #include "scaleproof/comm.hpp"
 #include "suites/hybrid/hybrid_counts.hpp"
+#include "suites/hybrid/tests/same_order_layouts.hpp"
 #include "suites/hybrid/one_rank_step.hpp"
 
 namespace {
@@ -92,12 +93,7 @@ void invariant() {
   const Outcome<S> want = run<S>(m, base, 3);
   EXPECT_TRUE(want.counts_match);
   EXPECT_EQ(want.skipped, 0);
-  std::vector<Layout> others(4, base);
-  others[0].schedule = sp::mp::ScheduleKind::one_f_one_b, others[0].zero_stage = 1;
-  others[1].ckpt_every = 2;
-  others[2].schedule = sp::mp::ScheduleKind::interleaved, others[2].v = 2, others[2].ckpt_every = 1;
-  others[3].zero_stage = 1, others[3].ckpt_every = 1;
-  for (const Layout& l : others) {
+  for (const Layout& l : same_order_layouts(base)) {
     const Outcome<S> got = run<S>(m, l, 3);
     EXPECT_TRUE(got.counts_match);
     EXPECT_EQ(bits_differ(got.master, want.master), 0u) << sp::mp::to_string(l.schedule) << " zero " << l.zero_stage;

@@ -15,6 +15,7 @@
 #include "scaleproof/comm.hpp"
 #include "reference/hybrid/hybrid_ref.hpp"
 #include "suites/hybrid/hybrid_counts.hpp"
+#include "suites/hybrid/tests/same_order_layouts.hpp"
 #include "suites/hybrid/hybrid_params.hpp"
 
 namespace {
@@ -124,12 +125,7 @@ TEST(HybridUnit, Fp32IsBitwiseInvariantUnderScheduleZero01AndCheckpointing) {
   bool match = false;
   const std::vector<float> want = run_fp32(m, base, 3, match);
   EXPECT_TRUE(match);
-  std::vector<Layout> others(4, base);
-  others[0].schedule = sp::mp::ScheduleKind::one_f_one_b, others[0].zero_stage = 1;
-  others[1].ckpt_every = 2;
-  others[2].schedule = sp::mp::ScheduleKind::interleaved, others[2].v = 2, others[2].ckpt_every = 1;
-  others[3].zero_stage = 1, others[3].ckpt_every = 1;
-  for (const Layout& l : others) {
+  for (const Layout& l : same_order_layouts(base)) {
     const std::vector<float> got = run_fp32(m, l, 3, match);
     EXPECT_TRUE(match);
     ASSERT_EQ(got.size(), want.size());
