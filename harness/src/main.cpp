@@ -72,7 +72,7 @@ int cmd_list(const Options& o, CLI::App& app) {
     if (!f.techniques.empty() && !std::count(f.techniques.begin(), f.techniques.end(), r.info.name)) continue;
     if (r.info.family != fam) std::printf("%s%s\n", fam.empty() ? "" : "\n", (fam = r.info.family).c_str());
     std::string variants;
-    for (auto& v : r.info.variants) variants += (variants.empty() ? "" : ",") + v;
+    for (auto& v : r.info.variants) variants += (variants.empty() ? "" : ",") + v.name;
     std::printf("  %-24s ranks %-14s variants %-22s %s\n", r.info.name.c_str(), r.info.ranks.describe().c_str(),
                 variants.c_str(), r.info.summary.c_str());
     for (auto& ps : r.info.param_sets) std::printf("      %-12s %s\n", to_string(ps.size), ps.params.label().c_str());

@@ -90,7 +90,7 @@ Machine derive_machine(const std::vector<MeasuredCase>& cases) {
   auto& reg = Registry::get();
   for (auto& c : cases) {
     auto* r = reg.find(c.technique);
-    if (!r || r->info.roof_probe.empty() || c.variant != r->info.variants.front()) continue;
+    if (!r || r->info.roof_probe.empty() || c.variant != r->info.main_variant()) continue;
     const double t = c.min_s > 0 ? c.min_s : c.m.seconds;
     if (t <= 0) continue;
     if (r->info.roof_probe == "bandwidth") {
@@ -123,7 +123,7 @@ std::vector<Verdict> judge(const std::vector<MeasuredCase>& cases, const Machine
     auto t = r->make();
     t->predict(Params::parse(c.params), c.variant, c.m, machine, out);
     // Throughput against the declared vendor baseline at the same parameters.
-    if (!r->info.baseline.empty() && c.variant == r->info.variants.front()) {
+    if (!r->info.baseline.empty() && c.variant == r->info.main_variant()) {
       for (auto& b : cases)
         if (b.technique == c.technique && b.variant == r->info.baseline && b.params == c.params && c.m.seconds > 0) {
           Verdict v{c.technique, c.variant, c.params, "throughput vs " + b.variant, "x"};

@@ -21,7 +21,7 @@ const std::vector<Registered>& Registry::all() {
       Info info = proto->info();
       for (auto& r : items_)
         if (r.info.name == info.name) throw std::logic_error("technique registered twice: " + info.name);
-      if (info.variants.empty()) throw std::logic_error("technique without variants: " + info.name);
+      check_declaration(info);
       items_.push_back({std::move(make), std::move(info)});
     }
     pending_.clear();

@@ -135,6 +135,22 @@ void body(benchmark::State& state, const Case* c, std::string variant, size_t in
   state.SetLabel(c->params.label());
 }
 
+// Each benchmark entry of bench.json says what its variant is (the
+// declaration's kind, and the vendor library it calls), so that a result
+// names the implementation that ran without the reader knowing the suite.
+void attach_variant_records(nlohmann::json& bench, const std::map<std::string, const Variant*>& records) {
+  const std::string suffix = "/manual_time";
+  for (auto& b : bench["benchmarks"]) {
+    std::string name = b.value("run_name", b.value("name", ""));
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      name.resize(name.size() - suffix.size());
+    auto it = records.find(name);
+    if (it == records.end()) continue;
+    b["variant_kind"] = to_string(it->second->kind);
+    if (!it->second->library.empty()) b["library"] = it->second->library;
+  }
+}
+
 }  // namespace
 
 std::string bench_name(const Case& c, const std::string& variant) {
@@ -163,8 +179,10 @@ int run_benchmarks(const std::vector<Case>& cases, const BenchOptions& opt) {
   for (auto& c : cases) total += c.variants.size();
   bench_progress() = {opt.progress ? std::make_unique<Progress>("bench", total) : nullptr, 0};
   size_t index = 0;
+  std::map<std::string, const Variant*> records;
   for (auto& c : cases)
     for (auto& v : c.variants) {
+      if (const Variant* d = c.tech->info.variant(v)) records[bench_name(c, v)] = d;
       benchmark::RegisterBenchmark(bench_name(c, v).c_str(), body, &c, v, ++index)
           ->UseManualTime()
           ->Unit(benchmark::kMicrosecond)
@@ -183,6 +201,7 @@ int run_benchmarks(const std::vector<Case>& cases, const BenchOptions& opt) {
   if (root && !opt.json_out.empty()) {
     nlohmann::json bench = read_json(opt.json_out);  // a copy, with Google Benchmark's nan as null
     attach_samples(bench, loops());
+    attach_variant_records(bench, records);
     write_file_atomic(opt.json_out, bench.dump(2) + "\n");
   }
   loops().clear();

@@ -77,9 +77,9 @@ std::vector<Case> select_cases(const Filter& f, int nranks, std::vector<std::str
     for (auto& v : available)
       if (f.variants.empty() || contains(f.variants, v)) variants.push_back(v);
     for (auto& v : f.variants) {
-      if (named && !contains(r.info.variants, v))
-        throw InputError("technique " + r.info.name + " has no variant '" + v + "'");
-      if (contains(r.info.variants, v) && !contains(available, v)) {
+      const bool declared = r.info.variant(v) != nullptr;
+      if (named && !declared) throw InputError("technique " + r.info.name + " has no variant '" + v + "'");
+      if (declared && !contains(available, v)) {
         const std::string why = r.info.name + ": " + r.make()->why_unavailable(v, nranks);
         if (named) throw InputError(why);
         if (unavailable.empty()) unavailable = why;

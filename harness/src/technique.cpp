@@ -1,7 +1,9 @@
 #include "scaleproof/technique.hpp"
 
+#include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace sp {
 
@@ -44,6 +46,67 @@ double Machine::peak_for(const std::string& dtype) const {
   return 0;
 }
 
+const char* to_string(VariantKind k) {
+  switch (k) {
+    case VariantKind::kernel: return "kernel";
+    case VariantKind::vendor: return "vendor";
+    case VariantKind::algorithm: return "algorithm";
+    case VariantKind::strategy: return "strategy";
+  }
+  return "?";
+}
+
+bool Variant::runs_in_this_build() const {
+  constexpr bool host =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
+  return needs == MemoryNeed::any || (needs == MemoryNeed::host) == host;
+}
+
+const Variant* Info::variant(const std::string& n) const {
+  for (auto& v : variants)
+    if (v.name == n) return &v;
+  return nullptr;
+}
+
+void check_declaration(const Info& info) {
+  if (info.variants.empty()) throw std::logic_error("technique without variants: " + info.name);
+  if (info.variants.front().kind == VariantKind::vendor)
+    throw std::logic_error(info.name + ": variants[0] must be the project's own, not a vendor library");
+  for (auto& v : info.variants) {
+    if ((v.kind == VariantKind::vendor) == v.library.empty())
+      throw std::logic_error(info.name + ": variant " + v.name + " names a library iff it is a vendor variant");
+    for (auto& w : info.variants)
+      if (&w != &v && w.name == v.name) throw std::logic_error(info.name + ": variant " + v.name + " declared twice");
+  }
+  if (!info.baseline.empty() && !info.variant(info.baseline))
+    throw std::logic_error(info.name + ": baseline " + info.baseline + " is not a declared variant");
+}
+
+std::vector<std::string> Info::variant_names() const {
+  std::vector<std::string> out;
+  for (auto& v : variants) out.push_back(v.name);
+  return out;
+}
+
+std::vector<std::string> Technique::available_variants() const {
+  std::vector<std::string> out;
+  for (auto& v : info_.variants)
+    if (v.runs_in_this_build()) out.push_back(v.name);
+  return out;
+}
+
+std::string Technique::why_unavailable(const std::string& variant, int /*nranks*/) const {
+  for (const auto& v : available_variants())
+    if (v == variant) return {};
+  const Variant* d = info_.variant(variant);
+  if (!d) return info_.name + " has no variant '" + variant + "'";
+  if (!d->runs_in_this_build())
+    return "variant '" + variant + "' of " + info_.name +
+           (d->needs == MemoryNeed::host ? " needs host-accessible memory (a build without CUDA)"
+                                         : " needs device memory (a CUDA build)");
+  return "variant '" + variant + "' is not available in this build";
+}
+
 void Technique::validate(const Params& p, int nranks) const {
   check_params(info_, p);
   if (!info_.ranks.accepts(nranks))
@@ -74,7 +137,7 @@ void Technique::predict(const Params& p, const std::string& variant, const Measu
   v.band_hi = info_.tol.roof_max;
   const double frac = t_roof / m.seconds;
   v.ratio = frac;
-  const bool judged = (variant == info_.variants.front()) && info_.roof_probe.empty();
+  const bool judged = (variant == info_.main_variant()) && info_.roof_probe.empty();
   v.judge(judged);
   char buf[160];
   std::snprintf(buf, sizeof buf, "%s-bound, AI %.3g FLOP/B, %.1f%% of roof",

@@ -39,8 +39,12 @@ runs = [x for x in b["benchmarks"] if x.get("run_type") == "iteration"]
 assert runs, "no benchmark ran"
 errors = [x["name"] for x in b["benchmarks"] if x.get("error_occurred")]
 assert not errors, f"benchmarks failed: {errors}"
+kinds = {"kernel", "vendor", "algorithm", "strategy"}
 for x in runs:
     assert x["real_time"] > 0 and "bytes" in x and "FLOPS" in x, x["name"]
+    # Each entry names what its variant is, and a vendor variant its library.
+    assert x.get("variant_kind") in kinds, (x["name"], x.get("variant_kind"))
+    assert (x["variant_kind"] == "vendor") == bool(x.get("library")), (x["name"], x.get("library"))
 if sys.argv[2] == "run":
     c = json.load(open(d / "check.json"))
     assert c and all(r["passed"] for r in c), [r for r in c if not r["passed"]]

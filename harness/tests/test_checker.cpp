@@ -79,7 +79,7 @@ class EdgeTech : public sp::Technique {
     sp::Info i;
     i.name = "edge_case";
     i.family = "testonly";
-    i.variants = {"kokkos"};
+    i.variants = {sp::Variant::kernel("kokkos")};
     i.param_sets = {{sp::Size::conformance, {{"n", "1"}}}};
     return i;
   }

@@ -107,7 +107,7 @@ class ProbeTech : public sp::Technique {
     sp::Info i;
     i.name = "probe_test";
     i.family = "testonly";
-    i.variants = {"main", "other"};
+    i.variants = {sp::Variant::kernel("main"), sp::Variant::kernel("other")};
     i.param_sets = {{sp::Size::small, {{"n", "1"}}}};
     i.test_only = true;
     return i;

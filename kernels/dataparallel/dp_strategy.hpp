@@ -24,22 +24,33 @@ struct Variant {
   bool offload = false;  // optimizer in host memory
 };
 
-inline const std::vector<std::string>& variant_names() {
-  static const std::vector<std::string> v = {"ddp",   "ddp_overlap",    "zero1",        "zero2",       "zero2_overlap",
-                                             "zero3", "zero3_prefetch", "zero_offload", "param_server"};
+// Each variant once: its name and what it runs. The order is the one the
+// harness runs and reports them in.
+struct NamedVariant {
+  const char* name;
+  Variant v;
+};
+inline constexpr NamedVariant kVariants[] = {
+    {"ddp", {Strategy::ddp}},
+    {"ddp_overlap", {Strategy::ddp, true}},
+    {"zero1", {Strategy::zero1}},
+    {"zero2", {Strategy::zero2}},
+    {"zero2_overlap", {Strategy::zero2, true}},
+    {"zero3", {Strategy::zero3}},
+    {"zero3_prefetch", {Strategy::zero3, true}},
+    {"zero_offload", {Strategy::zero2, false, true}},
+    {"param_server", {Strategy::param_server}},
+};
+
+inline std::vector<std::string> variant_names() {
+  std::vector<std::string> v;
+  for (auto& n : kVariants) v.push_back(n.name);
   return v;
 }
 
 inline Variant parse_variant(const std::string& s) {
-  if (s == "param_server") return {Strategy::param_server};
-  if (s == "ddp") return {Strategy::ddp};
-  if (s == "ddp_overlap") return {Strategy::ddp, true};
-  if (s == "zero1") return {Strategy::zero1};
-  if (s == "zero2") return {Strategy::zero2};
-  if (s == "zero2_overlap") return {Strategy::zero2, true};
-  if (s == "zero3") return {Strategy::zero3};
-  if (s == "zero3_prefetch") return {Strategy::zero3, true};
-  if (s == "zero_offload") return {Strategy::zero2, false, true};
+  for (auto& n : kVariants)
+    if (s == n.name) return n.v;
   throw std::invalid_argument("unknown data-parallel variant '" + s + "'");
 }
 

@@ -245,9 +245,10 @@ class DpTrainer {
   // Runs kernel(rows) over [0, n); with overlap in slices, letting the
   // collectives in flight progress after each (MPICH moves messages only
   // inside MPI calls, so the slices set how often communication can advance).
+  // One rank has no collective in flight: its products run whole.
   template <class Kernel>
   void for_slices(int n, Kernel&& kernel) {
-    const int slices = v_.overlap ? std::min(n, kOverlapSlices) : 1;
+    const int slices = v_.overlap && p_ > 1 ? std::min(n, kOverlapSlices) : 1;
     for (int s = 0; s < slices; ++s) {
       if (!skip_compute_) kernel(Rows{n * s / slices, n * (s + 1) / slices});
       Kokkos::fence();

@@ -35,14 +35,16 @@ class CollectiveTechnique : public sp::Technique {
     i.summary = c.summary;
     // Variants: the records of this collective, the model's reference
     // algorithm first; the baseline is the first vendor record.
+    // The records' memory is where the engine keeps the buffers, which it
+    // stages in either build: no variant needs one kind of build here.
     for (const Algorithm* a : algorithms_of(c.id)) {
-      i.variants.push_back(a->name);
+      i.variants.push_back(a->source == Source::vendor ? sp::Variant::vendor(a->name, a->name, sp::MemoryNeed::any)
+                                                       : sp::Variant::algorithm(a->name));
       if (a->source == Source::vendor && i.baseline.empty()) i.baseline = a->name;
     }
     i.ranks = {1, 1 << 30, false};
     if (c.id == Coll::all_reduce && !i.baseline.empty())
-      i.headline = {i.variants.front() + ":throughput vs " + i.baseline,
-                    i.variants.front() + ":time (alpha-beta model)"};
+      i.headline = {i.main_variant() + ":throughput vs " + i.baseline, i.main_variant() + ":time (alpha-beta model)"};
     i.tol.min_vs_baseline = c.min_vs_baseline;
     i.tol.prediction_rel = 0.15;
     i.source = "docs/collectives.md Collectives (Hockney alpha-beta, nccl-tests busbw)";
@@ -86,7 +88,7 @@ class CollectiveTechnique : public sp::Technique {
   std::vector<std::string> available_variants() const override {
     std::vector<std::string> v;
     for (auto& a : info_.variants)
-      if (rank_problem(record(a), sp::comm::size()).empty()) v.push_back(a);
+      if (rank_problem(record(a.name), sp::comm::size()).empty()) v.push_back(a.name);
     return v;
   }
 
@@ -162,7 +164,7 @@ class CollectiveTechnique : public sp::Technique {
       sp::Probe check{kModelCheck, {variant}, kCalibrationSample, 15, kSettleCalls};
       p.push_back(check);
     }
-    if (variant == info_.variants.front() && !info_.baseline.empty() && sp::comm::size() > 1)
+    if (variant == info_.main_variant() && !info_.baseline.empty() && sp::comm::size() > 1)
       p.push_back({sp::kPairedVsBaseline, {variant, info_.baseline}, "", 9, kSettleCalls});
     return p;
   }

@@ -64,7 +64,7 @@ int print_mac(const std::string& dir, const std::string& size_name) {
       const bool mem = c.intensity() < balance;
       memory_bound += mem, ++total;
       std::printf("| %s | %s | %s | %.3f | %.3f | %.2f | %.2f | %s |\n", r.info.name.c_str(),
-                  r.info.variants.front().c_str(), ps.params.label().c_str(), c.bytes() * 1e-6, c.flops * 1e-9,
+                  r.info.main_variant().c_str(), ps.params.label().c_str(), c.bytes() * 1e-6, c.flops * 1e-9,
                   c.intensity(), balance, mem ? "memory" : "compute");
     }
   }

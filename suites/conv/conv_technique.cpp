@@ -79,7 +79,9 @@ ConvTechnique<T>::ConvTechnique(Declaration d) : Technique(d.info), decl_(std::m
   // The baseline is the declared oneDNN variant on a host build, cuDNN on a CUDA build.
   for (auto& v : decl_.defs) {
     if (!usable(v.be, fp32)) continue;
-    info_.variants.push_back(v.name);
+    info_.variants.push_back(is_onednn(v.be)          ? Variant::vendor(v.name, "onednn", MemoryNeed::host)
+                             : v.be == Backend::cudnn ? Variant::vendor(v.name, "cudnn", MemoryNeed::device)
+                                                      : Variant::kernel(v.name));
     if (v.be == Backend::cudnn || v.name == decl_.baseline_def) info_.baseline = v.name;
   }
 }
@@ -255,7 +257,7 @@ void ConvTechnique<T>::predict(const Params& p, const std::string& variant, cons
                                const Machine& machine, std::vector<Verdict>& out) const {
   const VariantDef& d = def(variant);
   const Net net = d.build(p);
-  const bool first = variant == info_.variants.front();
+  const bool first = variant == info_.main_variant();
   // Roofline position with this variant's own counts (Williams et al. 2009).
   const Counts c = counts_of(net);
   const double peak = machine.peak_for(c.dtype);

@@ -128,9 +128,9 @@ class ConvDeformable : public sp::Technique {
       i.param_sets.push_back({sp::Size::medium, set(8, 64, 64, 56, 3, 1, 1, v, "learned")});
       i.param_sets.push_back({sp::Size::large, set(16, 128, 128, 56, 3, 1, 1, v, "learned")});
     }
-    i.variants = {"deform", "im2col", "direct"};
+    i.variants = {sp::Variant::kernel("deform"), sp::Variant::kernel("im2col"), sp::Variant::kernel("direct")};
 #ifdef SP_HAVE_ONEDNN
-    i.variants.push_back("onednn");
+    i.variants.push_back(sp::Variant::vendor("onednn", "onednn", sp::MemoryNeed::host));
     i.baseline = "onednn";
 #endif
     i.tol.roof_min = 0.0;  // the sampling is a gather: reported against the roof, not judged
@@ -138,16 +138,6 @@ class ConvDeformable : public sp::Technique {
     i.source = "Dai et al. 2017; Zhu et al. 2019; MODELS.md Roofline";
     return i;
   }
-
-  std::vector<std::string> available_variants() const override {
-    std::vector<std::string> v;
-    const bool host =
-        Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
-    for (auto& name : info_.variants)
-      if (name != "onednn" || host) v.push_back(name);
-    return v;
-  }
-
   void validate(const sp::Params& p, int nranks) const override {
     Technique::validate(p, nranks);
     if (p.s("version") != "v1" && p.s("version") != "v2")

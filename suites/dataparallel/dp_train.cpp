@@ -52,7 +52,7 @@ class DpTrain : public sp::Technique {
     i.param_sets.push_back({sp::Size::small, set("fp32", 64, 256, 4, 16, 256, 2, 300000)});
     i.param_sets.push_back({sp::Size::medium, set("fp32", 256, 1024, 4, 64, 128, 2, 8 << 20)});
     i.param_sets.push_back({sp::Size::large, set("fp32", 1024, 4096, 4, 256, 256, 2, 25 << 20)});
-    i.variants = variant_names();
+    for (auto& n : kVariants) i.variants.push_back(sp::Variant::strategy(n.name));
     i.ranks = {1, 1 << 30, false};
     i.headline = {"peak optimizer state (device)"};
     i.source = "docs/dataparallel.md Data parallelism and ZeRO; docs/dataparallel.md";

@@ -49,14 +49,14 @@ class Gemm : public sp::Technique {
       i.param_sets.push_back({sp::Size::medium, mnk(t, 8192, 256, 256)});
       i.param_sets.push_back({sp::Size::large, mnk(t, 4096, 4096, 4096)});
     }
-    i.variants = {"kokkos"};
+    i.variants = {sp::Variant::kernel("kokkos")};
 #ifdef SP_HAVE_OPENBLAS
-    i.variants.push_back("openblas");
+    i.variants.push_back(sp::Variant::vendor("openblas", "openblas", sp::MemoryNeed::host));
     i.baseline = "openblas";
     i.headline = {sp::kHeadlineVsBaseline};
 #endif
 #ifdef SP_HAVE_CUBLAS
-    i.variants.push_back("cublas");
+    i.variants.push_back(sp::Variant::vendor("cublas", "cublas", sp::MemoryNeed::device));
     i.baseline = "cublas";  // on a GPU build the vendor baseline is cuBLAS
 #endif
     // Accepted: at least half of OpenBLAS's throughput on the same threads; the roofline band
@@ -66,18 +66,6 @@ class Gemm : public sp::Technique {
     i.source = "docs/roofline.md Roofline; FLOPs 2MNK";
     return i;
   }
-
-  // OpenBLAS needs the matrices in host memory: with a device back end
-  // (CUDA) the baseline is not offered.
-  std::vector<std::string> available_variants() const override {
-    std::vector<std::string> v = {"kokkos"};
-    const bool host =
-        Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
-    for (auto& name : info_.variants)
-      if ((name == "openblas" && host) || (name == "cublas" && !host)) v.push_back(name);
-    return v;
-  }
-
   void validate(const sp::Params& p, int nranks) const override {
     Technique::validate(p, nranks);
     const auto& t = p.s("dtype");
@@ -117,7 +105,7 @@ class Gemm : public sp::Technique {
   // timed loops that can fall into different states of a shared machine.
   std::vector<sp::Probe> probes(const std::string& variant) const override {
     const auto avail = available_variants();
-    if (variant != info_.variants.front() || info_.baseline.empty() ||
+    if (variant != info_.main_variant() || info_.baseline.empty() ||
         std::find(avail.begin(), avail.end(), info_.baseline) == avail.end())
       return {};
     return {{sp::kPairedVsBaseline, {variant, info_.baseline}, "", 9, 1}};

@@ -69,22 +69,12 @@ class HybridStepTechnique : public sp::Technique {
     i.param_sets.push_back({sp::Size::small, set("fp32", 4, 128, 4, 64, 16, 1, 1, 1, 2, "1f1b", 1, 0, 1)});
     i.param_sets.push_back({sp::Size::medium, set("fp32", 4, 512, 8, 128, 16, 1, 1, 1, 2, "1f1b", 1, 0, 1)});
     i.param_rules = {{"dp", 0, 1 << 20}, {"zero", 0, 3}, {"ckpt", 0, 1 << 14}};
-    i.variants = {"kokkos"};
+    // The step hands its buffers to MPI and the ring collectives directly.
+    i.variants = {sp::Variant::kernel("kokkos", sp::MemoryNeed::host)};
     i.ranks = {1, 8, false};
     i.source = "MODELS.md Tensor parallelism, Pipeline parallelism, Data parallelism and ZeRO; docs/hybrid.md";
     i.headline = {"peak memory total", "fraction of GEMM rate"};
     return i;
-  }
-
-  // The step hands its buffers to MPI and the ring collectives directly, so
-  // it needs buffers the host can access: no variant in a CUDA build.
-  static constexpr bool kHostMemory =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
-  std::vector<std::string> available_variants() const override {
-    return kHostMemory ? info_.variants : std::vector<std::string>{};
-  }
-  std::string why_unavailable(const std::string& variant, int) const override {
-    return "variant '" + variant + "' of hybrid_step needs host-accessible buffers (a build without CUDA)";
   }
 
   void validate(const sp::Params& p, int nranks) const override {

@@ -50,7 +50,7 @@ Case make_case(const Registered* r, Params p, int validate_ranks) {
   c.tech = r;
   c.size = Size::small;
   c.params = std::move(p);
-  c.variants = {r->info.variants.at(0)};
+  c.variants = {r->info.main_variant()};
   return c;
 }
 

@@ -56,7 +56,7 @@ class Pipeline : public sp::Technique {
     }
     for (int m : {4, 8, 16}) i.param_sets.push_back({sp::Size::small, pipe_params(m, il ? 2 : 1, 8, 256, 64)});
     for (int m : {8, 32}) i.param_sets.push_back({sp::Size::medium, pipe_params(m, il ? 2 : 1, 16, 512, 128)});
-    i.variants = {"kokkos"};
+    i.variants = {sp::Variant::kernel("kokkos")};
     i.ranks = {1, 64, false};
     i.headline = {"bubble fraction (idle / step, mean over ranks)"};
     i.source =

@@ -40,7 +40,7 @@ class TensorParallel : public sp::Technique {
     i.param_sets.push_back({sp::Size::conformance, sp::mp::tp_params(k, 1, 5, 12, 12, 12)});
     i.param_sets.push_back({sp::Size::small, sp::mp::tp_params(k, 4, 64, 384, 12, 1536)});
     i.param_sets.push_back({sp::Size::medium, sp::mp::tp_params(k, 8, 256, 768, 12, 3072)});
-    i.variants = {"kokkos"};
+    i.variants = {sp::Variant::kernel("kokkos")};
     i.ranks = {1, 64, false};
     i.headline = {"all-reduce bytes sent, all ranks"};
     i.source =

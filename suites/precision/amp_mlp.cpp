@@ -57,7 +57,7 @@ class AmpMlp : public sp::Technique {
       i.param_sets.push_back({sp::Size::medium, set(t, sc, 256, 256, 512, 100, 2000)});
       i.param_sets.push_back({sp::Size::large, set(t, sc, 1024, 512, 2048, 100, 2000)});
     }
-    i.variants = {"kokkos"};
+    i.variants = {sp::Variant::kernel("kokkos")};
     i.tol.roof_min = 0.0;  // small strided GEMMs: the roofline position is reported, not judged
     i.source = "docs/precision.md Mixed precision (Micikevicius et al. 2018; torch.amp.GradScaler defaults)";
     return i;

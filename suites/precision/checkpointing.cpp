@@ -65,7 +65,7 @@ class Checkpointing : public sp::Technique {
     for (int k : {1, 2, 4, 8, 16}) i.param_sets.push_back({sp::Size::small, set(16, 1, k, 64, 128)});
     for (int k : {1, 2, 3, 6}) i.param_sets.push_back({sp::Size::medium, set(24, 5, k, 128, 256)});
     for (int k : {1, 3}) i.param_sets.push_back({sp::Size::large, set(24, 5, k, 512, 512)});
-    i.variants = {"checkpoint", "keep_all"};
+    i.variants = {sp::Variant::strategy("checkpoint"), sp::Variant::strategy("keep_all")};
     i.tol.roof_min = 0.0;         // small strided GEMMs: roofline reported, not judged
     i.tol.prediction_rel = 0.25;  // time model; timings on a shared machine are noisy
     i.source = "docs/precision.md Activation checkpointing (Chen et al. 2016)";

@@ -64,7 +64,7 @@ class Fp16Underflow : public sp::Technique {
                     {sp::Size::small, set(256, 512, 100)},
                     {sp::Size::medium, set(1024, 1024, 100)},
                     {sp::Size::large, set(2048, 4096, 100)}};
-    i.variants = {"master", "pure_fp16"};
+    i.variants = {sp::Variant::strategy("master"), sp::Variant::strategy("pure_fp16")};
     // A streaming update whose ~1 MB working set stays in cache at the small
     // size: it can run above the DRAM roof. Reported, not judged.
     i.tol.roof_min = 0.0;

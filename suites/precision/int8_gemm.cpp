@@ -58,7 +58,7 @@ class Int8Gemm : public sp::Technique {
       }
     }
     i.param_rules = {{"outliers", 0, 1}};
-    i.variants = {"kokkos"};
+    i.variants = {sp::Variant::kernel("kokkos")};
     i.tol.roof_min = 0.0;  // no int8 roof is probed; position reported against fp32's
     i.source = "docs/precision.md Quantization (BMInf)";
     return i;

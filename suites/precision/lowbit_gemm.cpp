@@ -109,9 +109,9 @@ class LowbitGemm : public sp::Technique {
       i.param_sets.push_back({size, set(n, n, n, "binary", 1, n, 1)});
     }
     i.param_rules = {{"outliers", 0, 1}, {"bits", 1, 8}};
-    i.variants = {"lowbit", "int8", "fp32"};
+    i.variants = {sp::Variant::kernel("lowbit"), sp::Variant::kernel("int8"), sp::Variant::kernel("fp32")};
 #ifdef SP_HAVE_OPENBLAS
-    i.variants.push_back("openblas");
+    i.variants.push_back(sp::Variant::vendor("openblas", "openblas", sp::MemoryNeed::host));
     i.baseline = "openblas";
 #endif
     i.tol.roof_min = 0.0;  // no low-bit integer roof is probed; position reported against fp32's
@@ -119,17 +119,6 @@ class LowbitGemm : public sp::Technique {
     i.source = "MODELS.md Quantization; Jacob et al. 2018; Rastegari et al. 2016; Miyashita et al. 2016";
     return i;
   }
-
-  // OpenBLAS needs host memory: not offered with a device back end.
-  std::vector<std::string> available_variants() const override {
-    std::vector<std::string> v;
-    const bool host =
-        Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
-    for (auto& name : info_.variants)
-      if (name != "openblas" || host) v.push_back(name);
-    return v;
-  }
-
   void validate(const sp::Params& p, int nranks) const override {
     sp::Params q = p;  // outliers is a 0/1 switch: the base rule (integers >= 1) would refuse 0
     q.set("outliers", "1");

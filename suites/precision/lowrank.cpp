@@ -51,9 +51,9 @@ class LowRankLayer : public sp::Technique {
     for (auto [size, b, n] :
          {std::tuple{sp::Size::small, 256, 256}, {sp::Size::medium, 1024, 512}, {sp::Size::large, 2048, 1024}})
       for (int div : {16, 4}) i.param_sets.push_back({size, set(b, n, n, n / div)});
-    i.variants = {"lowrank", "dense"};
+    i.variants = {sp::Variant::kernel("lowrank"), sp::Variant::kernel("dense")};
 #ifdef SP_HAVE_OPENBLAS
-    i.variants.push_back("openblas");
+    i.variants.push_back(sp::Variant::vendor("openblas", "openblas", sp::MemoryNeed::host));
     i.baseline = "openblas";
 #endif
     i.tol.roof_min = 0.0;  // two thin GEMMs: reported against the fp32 roof, not judged
@@ -61,16 +61,6 @@ class LowRankLayer : public sp::Technique {
     i.source = "Eckart and Young 1936; MODELS.md Roofline";
     return i;
   }
-
-  std::vector<std::string> available_variants() const override {
-    std::vector<std::string> v;
-    const bool host =
-        Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
-    for (auto& name : info_.variants)
-      if (name != "openblas" || host) v.push_back(name);
-    return v;
-  }
-
   void validate(const sp::Params& p, int nranks) const override {
     Technique::validate(p, nranks);
     const int64_t M = p.i("M"), N = p.i("N"), r = p.i("r");

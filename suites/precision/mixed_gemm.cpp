@@ -51,12 +51,12 @@ class MixedGemm : public sp::Technique {
       i.param_sets.push_back({sp::Size::medium, mnk(t, 1024, 1024, 1024)});
       i.param_sets.push_back({sp::Size::large, mnk(t, 2048, 2048, 2048)});
     }
-    i.variants = {"kokkos"};
+    i.variants = {sp::Variant::kernel("kokkos")};
 #ifdef SP_HAVE_CUBLAS
     // cublasGemmEx with 16-bit inputs and CUBLAS_COMPUTE_32F: the vendor
     // form of the same computation (tensor cores on a GPU). Reported next to
     // the Kokkos kernel, not judged against it.
-    i.variants.push_back("cublas");
+    i.variants.push_back(sp::Variant::vendor("cublas", "cublas", sp::MemoryNeed::device));
 #endif
     // A plain row-streaming kernel (no register tiling): declared to reach at
     // least 2% of the fp32 FMA roof; the point here is the relative position
@@ -65,16 +65,6 @@ class MixedGemm : public sp::Technique {
     i.source = "docs/precision.md Mixed precision, Roofline; FLOPs 2MNK, bytes (MK+KN)*elt + MN*4";
     return i;
   }
-
-  // cuBLAS needs device memory: offered only when Kokkos' default space is not host memory.
-  std::vector<std::string> available_variants() const override {
-    std::vector<std::string> v = {"kokkos"};
-    if (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible &&
-        info_.variants.size() > 1)
-      v.push_back("cublas");
-    return v;
-  }
-
   void validate(const sp::Params& p, int nranks) const override {
     Technique::validate(p, nranks);
     const auto& t = p.s("dtype");

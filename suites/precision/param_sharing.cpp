@@ -40,9 +40,9 @@ class ParamSharing : public sp::Technique {
     i.param_sets.push_back({sp::Size::small, set(256, 256, 12)});
     i.param_sets.push_back({sp::Size::medium, set(1024, 768, 12)});
     i.param_sets.push_back({sp::Size::large, set(2048, 1024, 24)});
-    i.variants = {"shared", "unshared"};
+    i.variants = {sp::Variant::strategy("shared"), sp::Variant::strategy("unshared")};
 #ifdef SP_HAVE_OPENBLAS
-    i.variants.push_back("openblas");
+    i.variants.push_back(sp::Variant::vendor("openblas", "openblas", sp::MemoryNeed::host));
     i.baseline = "openblas";
 #endif
     i.tol.roof_min = 0.0;  // reported against the fp32 roof, not judged
@@ -50,16 +50,6 @@ class ParamSharing : public sp::Technique {
     i.source = "Lan et al. 2020 (ALBERT); MODELS.md Roofline";
     return i;
   }
-
-  std::vector<std::string> available_variants() const override {
-    std::vector<std::string> v;
-    const bool host =
-        Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
-    for (auto& name : info_.variants)
-      if (name != "openblas" || host) v.push_back(name);
-    return v;
-  }
-
   void validate(const sp::Params& p, int nranks) const override {
     Technique::validate(p, nranks);
     if (p.i("B") * p.i("H") > (int64_t(1) << 30) ||

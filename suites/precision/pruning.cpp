@@ -68,7 +68,7 @@ class Pruning : public sp::Technique {
       i.param_sets.push_back({sp::Size::medium, set(1024, 512, 1024, s, sweep)});
       i.param_sets.push_back({sp::Size::large, set(2048, 1024, 2048, s, sweep)});
     }
-    i.variants = {"csr", "dense", "structured"};
+    i.variants = {sp::Variant::kernel("csr"), sp::Variant::kernel("dense"), sp::Variant::kernel("structured")};
     // The CSR product's inner loop is the dense GEMM's row update plus one
     // index load per nonzero, so it is held to the GEMM's roofline rule
     // (gemm: >= 25% of the attainable rate). No upper limit: at small sizes X

@@ -24,7 +24,7 @@ class FmaPeak : public sp::Technique {
       i.param_sets.push_back({sp::Size::medium, {{"dtype", t}, {"items", "2048"}, {"iters", "20000"}}});
       i.param_sets.push_back({sp::Size::large, {{"dtype", t}, {"items", "8192"}, {"iters", "40000"}}});
     }
-    i.variants = {"kokkos"};
+    i.variants = {sp::Variant::kernel("kokkos")};
     i.roof_probe = "peak";
     i.source = "docs/roofline.md Roofline; Empirical Roofline Toolkit";
     return i;

@@ -50,7 +50,7 @@ class Stream : public sp::Technique {
     i.param_sets = {{sp::Size::conformance, {{"N", "1000"}}}, {sp::Size::conformance, {{"N", "1"}}},
                     {sp::Size::conformance, {{"N", "4099"}}}, {sp::Size::small, {{"N", "1048576"}}},
                     {sp::Size::medium, {{"N", "33554432"}}},  {sp::Size::large, {{"N", "134217728"}}}};
-    i.variants = {"kokkos"};
+    i.variants = {sp::Variant::kernel("kokkos")};
     i.roof_probe = op == StreamOp::triad ? "bandwidth" : "";
     // Copy/scale/add are judged against the triad's bandwidth roof; a kernel
     // measuring well above it would mean its byte count is wrong.

@@ -27,7 +27,7 @@ class FaultTech : public sp::Technique {
     i.param_sets = {{sp::Size::conformance, {{"on_rank", "-1"}, {"n", "1"}}},
                     {sp::Size::small, {{"on_rank", "-1"}, {"n", "1"}}}};
     i.param_rules = {{"on_rank", -1, 1 << 30}};
-    i.variants = {"kokkos"};
+    i.variants = {sp::Variant::kernel("kokkos")};
     i.ranks = {1, 1 << 30, false};
     i.weak_scale_param = "n";
     i.test_only = true;

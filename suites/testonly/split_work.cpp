@@ -56,7 +56,7 @@ class SplitWork : public sp::Technique {
                     {sp::Size::small, p(4000, 400)},
                     {sp::Size::medium, p(40000, 4000)},
                     {sp::Size::large, p(400000, 40000)}};
-    i.variants = {"kokkos"};
+    i.variants = {sp::Variant::kernel("kokkos")};
     i.ranks = {1, 1 << 30, false};
     i.weak_scale_param = "work";
     i.test_only = true;

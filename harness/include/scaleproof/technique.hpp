@@ -69,13 +69,52 @@ struct ParamRule {
   double hi = 9.2e18;
 };
 
+// What a variant is. kernel: the project's own Kokkos kernel (one source for
+// every back end); vendor: a library's implementation of the same operation,
+// the baseline a kernel is compared with; algorithm: one of several
+// algorithms of the project that compute the same result (a collective's
+// ring or tree); strategy: one of several ways of organising the same
+// training computation (a ZeRO stage, checkpointing or not).
+enum class VariantKind { kernel, vendor, algorithm, strategy };
+const char* to_string(VariantKind k);
+
+// Where a variant's buffers must live. host: the build's default memory space
+// is host-accessible (a host library, or code that hands buffers to MPI or
+// reads them directly); device: it is not (a CUDA library). The harness offers
+// a variant only in builds that meet its need.
+enum class MemoryNeed { any, host, device };
+
+// One variant, as a technique declares it. The harness names variants by
+// `name` in options and results, and reads kind and library from here.
+struct Variant {
+  std::string name;
+  VariantKind kind = VariantKind::kernel;
+  std::string library;  // the vendor library a vendor variant calls; "" otherwise
+  MemoryNeed needs = MemoryNeed::any;
+
+  static Variant kernel(std::string n, MemoryNeed m = MemoryNeed::any) {
+    return {std::move(n), VariantKind::kernel, {}, m};
+  }
+  static Variant vendor(std::string n, std::string lib, MemoryNeed m) {
+    return {std::move(n), VariantKind::vendor, std::move(lib), m};
+  }
+  static Variant algorithm(std::string n, MemoryNeed m = MemoryNeed::any) {
+    return {std::move(n), VariantKind::algorithm, {}, m};
+  }
+  static Variant strategy(std::string n, MemoryNeed m = MemoryNeed::any) {
+    return {std::move(n), VariantKind::strategy, {}, m};
+  }
+  // Whether this build's default memory space meets `needs`.
+  bool runs_in_this_build() const;
+};
+
 struct Info {
   std::string name;    // unique, e.g. "gemm"
   std::string family;  // folder name under kernels/, reference/, suites/
   std::string summary;
   std::vector<ParamSet> param_sets;
   std::vector<ParamRule> param_rules;  // only where the default range does not hold
-  std::vector<std::string> variants;   // variants[0] is the project's Kokkos kernel
+  std::vector<Variant> variants;       // variants[0] is the project's own: its roofline verdict is judged
   std::string baseline;                // the vendor variant min_vs_baseline compares with ("" = none)
   RankRule ranks;
   Tolerance tol;
@@ -91,6 +130,11 @@ struct Info {
   // Test-only techniques (harness self-tests) run only when named with
   // --technique, never through a family or the default selection.
   bool test_only = false;
+
+  // The declared variant named `name`, or nullptr.
+  const Variant* variant(const std::string& name) const;
+  const std::string& main_variant() const { return variants.front().name; }
+  std::vector<std::string> variant_names() const;
 };
 
 // What the runner measured for one (technique, variant, params) case.
@@ -115,6 +159,13 @@ struct Machine {
   std::map<std::string, double> peak;  // FLOP/s by dtype
   double peak_for(const std::string& dtype) const;
 };
+
+// A declaration the harness cannot run is a programming error, thrown as
+// std::logic_error when the registry builds the prototypes: no variants,
+// variants[0] a vendor library, a vendor record without its library (or a
+// library on another kind), a name declared twice, a baseline that names no
+// declared variant.
+void check_declaration(const Info& info);
 
 // A verdict's outcome: pass or fail when its ratio was judged against its
 // band; info when it is reported only (the band does not apply to this case,
@@ -158,16 +209,14 @@ class Technique {
   // (check_params) and the rank rule must accept nranks.
   virtual void validate(const Params& p, int nranks) const;
   virtual Counts counts(const Params& p, int nranks) const = 0;
-  // Variants that can run in this build (vendor libraries may be absent).
-  virtual std::vector<std::string> available_variants() const { return info_.variants; }
+  // Variants that can run in this build: by default the declared ones whose
+  // memory need this build meets (a technique overrides it where a variant
+  // needs more, e.g. a library found at configure time).
+  virtual std::vector<std::string> available_variants() const;
   // Why a declared variant cannot run at `nranks` ranks in this build, or ""
   // when it can (the error when one is asked for by name; `scale` asks for
   // every rank count it will launch before the first launch).
-  virtual std::string why_unavailable(const std::string& variant, int /*nranks*/) const {
-    for (const auto& v : available_variants())
-      if (v == variant) return {};
-    return "variant '" + variant + "' is not available in this build";
-  }
+  virtual std::string why_unavailable(const std::string& variant, int nranks) const;
 
   virtual void setup(const Params& p, int nranks) = 0;        // allocate, fill inputs (untimed)
   virtual void run(const std::string& variant) = 0;           // one call (timed; runner fences)

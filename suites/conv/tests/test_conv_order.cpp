@@ -46,7 +46,7 @@ TEST(ConvOrder, BlockVerdictInputsDoNotDependOnVariantOrder) {
   const sp::Registered* r = sp::Registry::get().find("block_group");
   ASSERT_NE(r, nullptr);
   const sp::Params p = r->info.param_sets.front().params;
-  const std::string block = r->info.variants[0], replaced = r->info.variants[1];
+  const std::string block = r->info.variants[0].name, replaced = r->info.variants[1].name;
   const Counters ab = run_in_order(*r, p, {block, replaced});
   const Counters ba = run_in_order(*r, p, {replaced, block});
   for (const std::string& v : {block, replaced}) {

@@ -39,7 +39,7 @@ class StandInStep : public sp::Technique {
     l.dp = 2;
     i.param_sets = {{sp::Size::small, params_of(plan::scale_down(2), l)}};
     i.param_rules = {{"zero", 0, 3}, {"ckpt", 0, 1e6}};
-    i.variants = {"kokkos"};
+    i.variants = {sp::Variant::kernel("kokkos")};
     i.ranks = {2, 1 << 20, false};
     i.test_only = true;
     return i;
