@@ -173,6 +173,39 @@ sp::precision::ScalerConfig scaler16() {
   return c;
 }
 
+// fp32: the one-rank step in a layout's reduction order is that layout's
+// step bit for bit for every factorisation of W (1..4 ranks) with tensor or
+// data parallelism - the same arithmetic as in 16 bits, without the
+// roundings to 16 bits - at ZeRO 1 (gradients reduce-scattered after the
+// schedule) and ZeRO 2 (per micro-batch), 2 micro-batches per replica.
+TEST(HybridMatrix, Fp32TensorAndDataParallelAreBitwiseTheOrderedOneRankStep) {
+  const int W = sp::comm::size(), me = sp::comm::rank();
+  if (W == 1 || W > 4) GTEST_SKIP() << "2..4 ranks: every factorisation with tp or dp > 1; more are slow here";
+  for (const GridCoord& f : factorisations(W)) {
+    if (f.dp == 1 && f.tp == 1) continue;
+    for (int zero : {1, 2}) {
+      ModelShape m;
+      m.heads = f.tp == 1 ? 2 : f.tp, m.hidden = 2 * m.heads, m.layers = 2 * f.pp, m.seq = 3;
+      Layout l;
+      l.dp = f.dp, l.tp = f.tp, l.pp = f.pp, l.micro_batches = 2, l.zero_stage = zero;
+      m.global_batch = l.dp * l.micro_batches;
+      ASSERT_EQ(layout_error(m, l, W), "");
+      HybridStep<float> st(m, l, me);
+      st.load();
+      for (int s = 0; s < 2; ++s) st.step();
+      const ParamValues want = one_rank_masters<float>(m, l, 2, {}, nullptr, true);
+      long long checked = 0, differ = 0;
+      st.for_each_held([&](int layer, const ParamPos& p, double v) {
+        ++checked;
+        differ += v != want.at(param_key(layer, p));
+      });
+      EXPECT_GT(checked, 0);
+      EXPECT_EQ(differ, 0) << "dp" << f.dp << " tp" << f.tp << " pp" << f.pp << " zero " << zero << " rank " << me;
+      sp::comm::barrier();
+    }
+  }
+}
+
 // 16-bit storage at W ranks: every factorisation of W (the ones the matrix
 // above chooses) once with fp16 and once with bf16, at the rotation's tiny
 // shapes, 1 or 3 steps. On every rank the counted quantities equal the cost
