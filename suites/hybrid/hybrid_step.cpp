@@ -13,6 +13,8 @@
 // group, pipeline messages - each counted from the step's objects and
 // transports against kernels/hybrid/cost_model.cpp, band [1, 1] on every
 // rank; FLOP/s against the GEMM's rate; the schedule's bubble (reported).
+// Counter elementwise_bytes_per_s: the element-wise layers' rate at the
+// layout's micro-batch (elementwise_rate.hpp), the planner's calibration.
 #include <Kokkos_Core.hpp>
 #include <cmath>
 #include <memory>
@@ -25,6 +27,7 @@
 #include "scaleproof/comm.hpp"
 #include "scaleproof/compare.hpp"
 #include "scaleproof/registry.hpp"
+#include "suites/hybrid/elementwise_rate.hpp"
 #include "suites/hybrid/hybrid_counts.hpp"
 #include "suites/hybrid/hybrid_params.hpp"
 #include "suites/hybrid/one_rank_step.hpp"
@@ -109,7 +112,7 @@ class HybridStepTechnique : public sp::Technique {
       case StorageType::bf16: sb16_ = std::make_unique<HybridStep<sp::precision::bf16_t>>(model_, layout_, rank); break;
     }
     reference_.reset();
-    gemm_rate_ = 0;
+    gemm_rate_ = 0, elementwise_rate_ = 0;
   }
 
   void run(const std::string&) override {
@@ -182,6 +185,17 @@ class HybridStepTechnique : public sp::Technique {
                            : sp::nn::gemm_rate<float>(shapes);
     }
     out[sp::nn::kGemmRateCounter] = gemm_rate_;
+    // The element-wise layers' rate at this layout's micro-batch (the
+    // planner's calibration reads it).
+    if (elementwise_rate_ == 0) {
+      const int n = layout_.micro_batch_size(model_) * model_.seq, h = model_.hidden;
+      const int fl = model_.ffn_width() / layout_.tp;
+      elementwise_rate_ = s64_    ? elementwise_rate<double>(n, h, fl)
+                          : s16_  ? elementwise_rate<sp::precision::fp16_t>(n, h, fl)
+                          : sb16_ ? elementwise_rate<sp::precision::bf16_t>(n, h, fl)
+                                  : elementwise_rate<float>(n, h, fl);
+    }
+    out[kElementwiseRateCounter] = elementwise_rate_;
   }
 
   void teardown() override { s32_.reset(), s64_.reset(), s16_.reset(), sb16_.reset(), reference_.reset(); }
@@ -218,7 +232,7 @@ class HybridStepTechnique : public sp::Technique {
   std::unique_ptr<HybridStep<sp::precision::bf16_t>> sb16_;
   std::unique_ptr<ref::Model> reference_;
   StepCounters last_;
-  double gemm_rate_ = 0;
+  double gemm_rate_ = 0, elementwise_rate_ = 0;
 };
 
 SP_REGISTER_TECHNIQUE(HybridStepTechnique);
