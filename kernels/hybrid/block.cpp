@@ -1,5 +1,6 @@
 #include "kernels/hybrid/block.hpp"
 
+#include "kernels/hybrid/ring_order.hpp"
 #include "kernels/modelparallel/attention_core.hpp"
 #include "kernels/nn/activations.hpp"
 #include "kernels/nn/gemm.hpp"
@@ -11,10 +12,43 @@ using nn::Op;
 
 namespace {
 mp::AttnShape attn_shape(const BlockAct& a) { return {a.r.b, a.r.s, a.k.heads, a.k.d}; }
+
+// out (count elements) := the sum over the tensor-parallel ranks of their
+// partial products, part(i, split, dst) writing slice i of `split` of this
+// rank's partial (rounded to T, as a GEMM stores it). On the group
+// (split = 1): this rank's partial, then the ring all-reduce. On one rank
+// reproducing a split of p (split = p > 1, the group has one rank): the p
+// partials as the p ranks form them, added in the ring's order
+// (ring_order.hpp), which is the all-reduce's arithmetic.
+template <class T, class Part>
+void summed_product(GroupComm<T>& tp, int split, T* out, size_t count, Part&& part) {
+  if (split <= 1) {
+    part(0, 1, out);
+    tp.all_reduce(out, count);
+    return;
+  }
+  Kokkos::View<T*> parts(Kokkos::view_alloc(std::string("hybrid_split_parts"), Kokkos::WithoutInitializing),
+                         size_t(split) * count);
+  for (int i = 0; i < split; ++i) part(i, split, parts.data() + size_t(i) * count);
+  ring_order_sum(parts.data(), split, count, PartitionChunk{count, split}, out);
+}
+
+// dst (rows x 3 w) := the columns of slice i of `split` of each of the three
+// w_all-wide column groups (Q | K | V) of src (rows x 3 w_all), w = w_all /
+// split: rank i's [Q_i | K_i | V_i] columns as that rank stores them.
+template <class T>
+void qkv_slice(int rows, int w_all, int split, int i, const T* src, T* dst) {
+  const int w = w_all / split;
+  Kokkos::parallel_for(
+      "hybrid_qkv_slice", Kokkos::RangePolicy<>(0, int64_t(rows) * 3 * w), KOKKOS_LAMBDA(const int64_t idx) {
+        const int64_t r = idx / (3 * w), c = idx % (3 * w), g = c / w;
+        dst[idx] = src[r * 3 * w_all + g * w_all + int64_t(i) * w + c % w];
+      });
+}
 }  // namespace
 
 template <class T>
-void block_forward(const BlockAct& a, const T* w, const T* x, T* act, GroupComm<T>& tp) {
+void block_forward(const BlockAct& a, const T* w, const T* x, T* act, GroupComm<T>& tp, int split) {
   using A = typename nn::AccOf<T>::type;
   auto stat = [&](int64_t off) { return reinterpret_cast<A*>(act + off); };  // aligned: BlockAct's layout
   const BlockShape& k = a.k;
@@ -24,20 +58,23 @@ void block_forward(const BlockAct& a, const T* w, const T* x, T* act, GroupComm<
   nn::layernorm_forward<T>(n, h, x, w + k.ln1_g(), w + k.ln1_b(), A(kLnEps), ln1, stat(a.mu1()), stat(a.rs1()));
   nn::gemm(Op::N, Op::N, n, 3 * hl, h, ln1, h, w + k.wqkv(), 3 * hl, qkv, 3 * hl);
   mp::attention_forward<T>(attn_shape(a), qkv, o, act + a.p());
-  nn::gemm(Op::N, Op::N, n, h, hl, o, hl, w + k.wo(), h, x1, h);
-  tp.all_reduce(x1, size_t(n) * h);  // g: sum of the row-parallel partial products
+  // g: sum of the row-parallel partial products O_i Wo_i.
+  summed_product(tp, split, x1, size_t(n) * h, [&](int i, int p, T* dst) {
+    nn::gemm(Op::N, Op::N, n, h, hl / p, o + i * (hl / p), hl, w + k.wo() + int64_t(i) * (hl / p) * h, h, dst, h);
+  });
   nn::add(x, x1, x1, int64_t(n) * h);
   nn::layernorm_forward<T>(n, h, x1, w + k.ln2_g(), w + k.ln2_b(), A(kLnEps), ln2, stat(a.mu2()), stat(a.rs2()));
   nn::gemm(Op::N, Op::N, n, fl, h, ln2, h, w + k.w1(), fl, z, fl);
   nn::gelu_forward(z, hh, int64_t(n) * fl);
-  nn::gemm(Op::N, Op::N, n, h, fl, hh, fl, w + k.w2(), h, out, h);
-  tp.all_reduce(out, size_t(n) * h);  // g
+  summed_product(tp, split, out, size_t(n) * h, [&](int i, int p, T* dst) {  // g: H_i W2_i
+    nn::gemm(Op::N, Op::N, n, h, fl / p, hh + i * (fl / p), fl, w + k.w2() + int64_t(i) * (fl / p) * h, h, dst, h);
+  });
   nn::add(x1, out, out, int64_t(n) * h);
 }
 
 template <class T>
 void block_backward(const BlockAct& a, const T* w, typename nn::AccOf<T>::type* gw, const T* x, const T* act,
-                    const T* dy, T* dx, T* scratch, GroupComm<T>& tp) {
+                    const T* dy, T* dx, T* scratch, GroupComm<T>& tp, int split) {
   using A = typename nn::AccOf<T>::type;
   auto stat = [&](int64_t off) { return reinterpret_cast<const A*>(act + off); };
   const BlockShape& k = a.k;
@@ -53,8 +90,10 @@ void block_backward(const BlockAct& a, const T* w, typename nn::AccOf<T>::type* 
   nn::gemm(Op::T, Op::N, fl, h, n, hh, fl, dy, h, gw + k.w2(), h, true);    // dW2 += H^T dy
   nn::gelu_backward(z, dz, dz, int64_t(n) * fl);                            // dZ = dH gelu'(Z)
   nn::gemm(Op::T, Op::N, h, fl, n, ln2, h, dz, fl, gw + k.w1(), fl, true);  // dW1 += ln2^T dZ
-  nn::gemm(Op::N, Op::T, n, h, fl, dz, fl, w + k.w1(), fl, dln, h);         // d ln2 = dZ W1^T
-  tp.all_reduce(dln, size_t(n) * h);                                        // f: the column-parallel input gradient
+  // f: the column-parallel input gradient d ln2 = sum_i dZ_i W1_i^T.
+  summed_product(tp, split, dln, size_t(n) * h, [&](int i, int p, T* dst) {
+    nn::gemm(Op::N, Op::T, n, h, fl / p, dz + i * (fl / p), fl, w + k.w1() + i * (fl / p), fl, dst, h);
+  });
   nn::layernorm_backward<T>(n, h, x1, w + k.ln2_g(), stat(a.mu2()), stat(a.rs2()), dln, dx1, dnorm, dnorm + h);
   nn::add(gw + k.ln2_g(), dnorm, gw + k.ln2_g(), 2 * int64_t(h));  // gamma and beta are adjacent
   nn::add(dx1, dy, dx1, int64_t(n) * h);
@@ -63,17 +102,27 @@ void block_backward(const BlockAct& a, const T* w, typename nn::AccOf<T>::type* 
   nn::gemm(Op::T, Op::N, hl, h, n, o, hl, dx1, h, gw + k.wo(), h, true);  // dWo += O^T dx1
   mp::attention_backward<T>(attn_shape(a), qkv, act + a.p(), dout, ds, dqkv);
   nn::gemm(Op::T, Op::N, h, 3 * hl, n, ln1, h, dqkv, 3 * hl, gw + k.wqkv(), 3 * hl, true);  // dWqkv += ln1^T dQKV
-  nn::gemm(Op::N, Op::T, n, h, 3 * hl, dqkv, 3 * hl, w + k.wqkv(), 3 * hl, dln, h);         // d ln1 = dQKV Wqkv^T
-  tp.all_reduce(dln, size_t(n) * h);                                                        // f
+  // f: d ln1 = sum_i dQKV_i Wqkv_i^T, rank i's columns [Q_i | K_i | V_i] contiguous as it stores them.
+  summed_product(tp, split, dln, size_t(n) * h, [&](int i, int p, T* dst) {
+    if (p == 1) {
+      nn::gemm(Op::N, Op::T, n, h, 3 * hl, dqkv, 3 * hl, w + k.wqkv(), 3 * hl, dst, h);
+      return;
+    }
+    const int wl = 3 * (hl / p);
+    Kokkos::View<T*> dq("hybrid_split_dqkv", size_t(n) * wl), wq("hybrid_split_wqkv", size_t(h) * wl);
+    qkv_slice(n, hl, p, i, dqkv, dq.data());
+    qkv_slice(h, hl, p, i, w + k.wqkv(), wq.data());
+    nn::gemm(Op::N, Op::T, n, h, wl, dq.data(), wl, wq.data(), wl, dst, h);
+  });
   nn::layernorm_backward<T>(n, h, x, w + k.ln1_g(), stat(a.mu1()), stat(a.rs1()), dln, dx, dnorm, dnorm + h);
   nn::add(gw + k.ln1_g(), dnorm, gw + k.ln1_g(), 2 * int64_t(h));
   nn::add(dx, dx1, dx, int64_t(n) * h);
 }
 
 #define SP_HYBRID_BLOCK(T)                                                                                     \
-  template void block_forward<T>(const BlockAct&, const T*, const T*, T*, GroupComm<T>&);                      \
+  template void block_forward<T>(const BlockAct&, const T*, const T*, T*, GroupComm<T>&, int);                 \
   template void block_backward<T>(const BlockAct&, const T*, typename nn::AccOf<T>::type*, const T*, const T*, \
-                                  const T*, T*, T*, GroupComm<T>&);
+                                  const T*, T*, T*, GroupComm<T>&, int);
 SP_HYBRID_BLOCK(float)
 SP_HYBRID_BLOCK(double)
 SP_HYBRID_BLOCK(precision::fp16_t)

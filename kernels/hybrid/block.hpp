@@ -81,14 +81,21 @@ constexpr double kLnEps = 1e-5;
 
 // act (BlockAct layout) := the block's activations for input x; the output
 // is act + out(). w: the block's parameters (BlockShape offsets).
+// split: 1 on a tensor-parallel group of any size; p > 1 only on a group of
+// one rank holding the whole block, which then forms each of the four summed
+// products (after Wo and W2, the input gradients of LN2's and LN1's outputs)
+// as p ranks of a split of p would - p partial products over their slices,
+// each rounded to T, added in the ring all-reduce's order - so that its
+// result is bitwise that of the split (the one-rank reference of a
+// tensor-parallel layout, docs/hybrid.md).
 template <class T>
-void block_forward(const BlockAct& a, const T* w, const T* x, T* act, GroupComm<T>& tp);
+void block_forward(const BlockAct& a, const T* w, const T* x, T* act, GroupComm<T>& tp, int split = 1);
 
 // dx := the input gradient for output gradient dy; the weight gradients are
 // added to gw (BlockShape offsets, accumulation type). dx must not alias dy.
 template <class T>
 void block_backward(const BlockAct& a, const T* w, typename nn::AccOf<T>::type* gw, const T* x, const T* act,
-                    const T* dy, T* dx, T* scratch, GroupComm<T>& tp);
+                    const T* dy, T* dx, T* scratch, GroupComm<T>& tp, int split = 1);
 
 // The matrix products of one block's forward (3 GEMMs and the 2 batched
 // attention products) and backward, as (M, N, K, count) of 2 M N K FLOPs.

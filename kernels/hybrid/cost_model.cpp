@@ -155,19 +155,25 @@ std::vector<GemmShape> predict_gemms(const ModelShape& m, const Layout& l, int r
   return out;
 }
 
+BlockElementwise block_elementwise_elems(double n, double h, double fl, double probs) {
+  BlockElementwise e;
+  // Forward: 2 layer norms (read x, write y, mean, 1/std), softmax (read
+  // scores, write probabilities), GeLU (read z, write GeLU(z)), 2 residual
+  // adds (read two, write one).
+  e.fwd = 2 * (2 * n * h + 2 * n) + 2 * probs + 2 * n * fl + 2 * 3 * n * h;
+  // Backward: 2 layer norms (read x, dy, mean, 1/std, write dx and the 2h
+  // parameter gradients, added in with a read-read-write each), softmax's
+  // (read P, dP, write dS), GeLU's (read z, dz, write dz), 2 residual adds.
+  e.bwd = 2 * (3 * n * h + 2 * n + 2 * h + 3 * 2 * h) + 3 * probs + 3 * n * fl + 2 * 3 * n * h;
+  return e;
+}
+
 double predict_elementwise_bytes(const ModelShape& m, const Layout& l, int rank) {
   const RankView r = view(m, l, rank);
   const double n = double(r.mbs) * m.seq, h = m.hidden, fl = r.k.fl;
   const double probs = double(r.mbs) * r.k.heads * m.seq * m.seq;  // softmax elements of a micro-batch
-  // Elements read + written by one block's passes on one micro-batch.
-  // Forward: 2 layer norms (read x, write y, mean, 1/std), softmax (read
-  // scores, write probabilities), GeLU (read z, write GeLU(z)), 2 residual
-  // adds (read two, write one).
-  const double fwd = 2 * (2 * n * h + 2 * n) + 2 * probs + 2 * n * fl + 2 * 3 * n * h;
-  // Backward: 2 layer norms (read x, dy, mean, 1/std, write dx and the 2h
-  // parameter gradients, added in with a read-read-write each), softmax's
-  // (read P, dP, write dS), GeLU's (read z, dz, write dz), 2 residual adds.
-  const double bwd = 2 * (3 * n * h + 2 * n + 2 * h + 3 * 2 * h) + 3 * probs + 3 * n * fl + 2 * 3 * n * h;
+  const BlockElementwise e = block_elementwise_elems(n, h, fl, probs);
+  const double fwd = e.fwd, bwd = e.bwd;
   const double blocks = double(l.micro_batches) * l.v * r.bpc;
   double elems = blocks * (fwd * (l.ckpt_every > 0 ? 2 : 1) + bwd);
   // Loss gradient on the rank holding the last chunk: read output and

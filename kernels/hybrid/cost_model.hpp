@@ -53,4 +53,14 @@ std::vector<GemmShape> predict_gemms(const ModelShape& m, const Layout& l, int r
 // over the parameters this rank updates.
 double predict_elementwise_bytes(const ModelShape& m, const Layout& l, int rank);
 
+// Elements one block's element-wise passes read and write on one micro-batch
+// of n rows (width h, local MLP width fl, `probs` softmax elements), forward
+// and backward (docs/planner.md, "Time model"): the count
+// predict_elementwise_bytes sums, and what the element-wise rate is measured
+// on (probs = 0 there: softmax runs inside the attention core).
+struct BlockElementwise {
+  double fwd = 0, bwd = 0;
+};
+BlockElementwise block_elementwise_elems(double n, double h, double fl, double probs);
+
 }  // namespace sp::hybrid

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <tuple>
 
 #include "kernels/comm/ring.hpp"
+#include "kernels/hybrid/ring_order.hpp"
 #include "kernels/nn/activations.hpp"
 #include "kernels/nn/loss.hpp"
 #include "kernels/precision/loss_scaler.hpp"
@@ -67,6 +69,56 @@ void HybridStep<T>::init() {
   }
   x_ = Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), hx);
   y_ = Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), hy);
+}
+
+template <class T>
+void HybridStep<T>::reproduce_order_of(const Layout& of) {
+  const std::string err = layout_error(m_, of, of.world());
+  if (!err.empty()) throw std::invalid_argument(err);
+  if (l_.world() != 1 || l_.v != 1 || l_.micro_batches != of.dp * of.micro_batches || l_.zero_stage != of.zero_stage)
+    throw std::invalid_argument("hybrid: reproduce_order_of needs the one-rank layout of the layout it reproduces");
+  split_ = of.tp;
+  replicas_ = of.dp;
+  if (replicas_ == 1) return;
+  replica_g_ = Kokkos::View<A*>("hybrid_replica_grads", size_t(replicas_) * size_t(pc_));
+  replica_sum_ = Kokkos::View<A*>("hybrid_replica_sum", size_t(pc_));
+  // Element e of this step's vector (block e / E of the model, offset e mod E
+  // in the whole block): its tensor-parallel rank's offset in that rank's
+  // block vector (layer-norm parameters sit at the same offset on every
+  // rank), then its offset in its pipeline chunk's vector of P_c elements,
+  // whose Partition{P_c, dp} chunk is the ring chunk that orders its sum.
+  const BlockShape kl = block_shape(m_, of);
+  const int bpc = blocks_per_chunk(m_, of);
+  std::map<std::tuple<int, int64_t, int64_t>, int64_t> local;
+  for (int r = 0; r < of.tp; ++r)
+    for (int64_t off = 0; off < kl.elems(); ++off) {
+      const ParamPos p = param_pos(kl, of.tp, r, off);
+      local[{int(p.t), p.i, p.j}] = off;
+    }
+  const PartitionChunk chunk{size_t(bpc) * size_t(kl.elems()), of.dp};
+  auto h = Kokkos::View<int*, Kokkos::HostSpace>("hybrid_replica_chunk", size_t(pc_));
+  for (int64_t e = 0; e < pc_; ++e) {
+    const int64_t b = e / k_.elems();
+    const ParamPos p = param_pos(k_, 1, 0, e % k_.elems());
+    h(size_t(e)) = chunk(size_t((b % bpc) * kl.elems() + local.at({int(p.t), p.i, p.j})));
+  }
+  replica_chunk_ = Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), h);
+}
+
+template <class T>
+int64_t HybridStep<T>::data_offset(int mb) const {
+  if (replicas_ == 1) return int64_t(mb) * nh_;
+  const int per = l_.micro_batches / replicas_;  // micro-batches per replica, stored replica after replica
+  return (int64_t(mb % replicas_) * per + mb / replicas_) * nh_;
+}
+
+template <class T>
+void HybridStep<T>::combine_replicas() {
+  const int* ch = replica_chunk_.data();
+  ring_order_sum(
+      replica_g_.data(), replicas_, size_t(pc_), KOKKOS_LAMBDA(size_t e) { return ch[e]; },
+      l_.zero_stage >= 2 ? replica_sum_.data() : grads_[0].data());
+  Kokkos::deep_copy(replica_g_, A(0));
 }
 
 // Initial values (fp32, model_init.hpp) rounded once into U.
@@ -163,7 +215,7 @@ void HybridStep<T>::forward(int mb, int c) {
   set->x_off = k == 0 ? bpc_ * E : 0;
   T* X = set->x();
   if (c == 0)
-    copy(X, x_.data() + int64_t(mb) * nh_, nh_);
+    copy(X, x_.data() + data_offset(mb), nh_);
   else
     receive(false, mb, c, c - 1, X);
   const T* w = chunk_params(int(q));
@@ -172,7 +224,7 @@ void HybridStep<T>::forward(int mb, int c) {
   if (k == 0) {
     T* act = set->buf.data();
     for (int j = 0; j < bpc_; ++j)
-      block_forward(a, w + j * k_.elems(), j == 0 ? X : act + (j - 1) * E + a.out(), act + j * E, tp_);
+      block_forward(a, w + j * k_.elems(), j == 0 ? X : act + (j - 1) * E + a.out(), act + j * E, tp_, split_);
     out = act + (bpc_ - 1) * E + a.out();
   } else {
     ws = Tracked<T>(mem_, Mem::activations, size_t(k * E), "hybrid_ckpt_ws", false);
@@ -180,7 +232,7 @@ void HybridStep<T>::forward(int mb, int c) {
     for (int j = 0; j < bpc_; ++j) {
       const int jj = int(j % k);
       const T* in = j == 0 ? X : jj == 0 ? X + (j / k) * nh_ : W + (jj - 1) * E + a.out();
-      block_forward(a, w + j * k_.elems(), in, W + jj * E, tp_);
+      block_forward(a, w + j * k_.elems(), in, W + jj * E, tp_, split_);
       if ((j + 1) % k == 0 && j + 1 < bpc_) copy(X + ((j + 1) / k) * nh_, W + jj * E + a.out(), nh_);
     }
     out = W + ((bpc_ - 1) % k) * E + a.out();
@@ -212,13 +264,16 @@ void HybridStep<T>::backward(int mb, int c) {
     // dL/dy = w (y - t) / B, times the loss scale with 16-bit storage (a
     // power of two: the constant is the fp32 w / B scaled exactly).
     const double scale = kMixed ? scaler_.scale() : 1.0;
-    nn::mse_grad(out, y_.data() + int64_t(mb) * nh_, cur, nh_, A(scale * (loss_weight_ / m_.global_batch)));
+    nn::mse_grad(out, y_.data() + data_offset(mb), cur, nh_, A(scale * (loss_weight_ / m_.global_batch)));
   } else {
     receive(true, mb, c, c + 1, cur);
   }
   const T* w = chunk_params(int(q));
   A* gw = grads_[q].data();
-  if (l_.zero_stage >= 2) {
+  if (replicas_ > 1) {  // reproduce_order_of: the replica's own gradient (from zero per op at ZeRO 2, 3)
+    if (l_.zero_stage >= 2 && mb != next_b_++) throw std::logic_error("hybrid: B ops out of micro-batch order");
+    gw = replica_g_.data() + int64_t(mb % replicas_) * pc_;
+  } else if (l_.zero_stage >= 2) {
     grad_tmp_ = Tracked<A>(mem_, Mem::grads, size_t(pc_), "hybrid_grad_op");
     gw = grad_tmp_.data();
   }
@@ -227,7 +282,7 @@ void HybridStep<T>::backward(int mb, int c) {
     const T* act = acts;
     for (int j = bpc_ - 1; j >= 0; --j) {
       block_backward(a, w + j * P, gw + j * P, j == 0 ? X : act + (j - 1) * E + a.out(), act + j * E, cur, other,
-                     scratch.data(), tp_);
+                     scratch.data(), tp_, split_);
       std::swap(cur, other);
     }
   } else {
@@ -236,16 +291,24 @@ void HybridStep<T>::backward(int mb, int c) {
     for (int64_t seg = (bpc_ - 1) / k; seg >= 0; --seg) {
       const int js = int(seg * k), je = int(std::min<int64_t>(js + k, bpc_));
       auto input = [&](int j) -> const T* { return j == js ? X + seg * nh_ : W + (j - js - 1) * E + a.out(); };
-      for (int j = js; j < je; ++j) block_forward(a, w + j * P, input(j), W + (j - js) * E, tp_);
+      for (int j = js; j < je; ++j) block_forward(a, w + j * P, input(j), W + (j - js) * E, tp_, split_);
       for (int j = je - 1; j >= js; --j) {
-        block_backward(a, w + j * P, gw + j * P, input(j), W + (j - js) * E, cur, other, scratch.data(), tp_);
+        block_backward(a, w + j * P, gw + j * P, input(j), W + (j - js) * E, cur, other, scratch.data(), tp_, split_);
         std::swap(cur, other);
       }
     }
     Kokkos::fence();
   }
   if (c > 0) send(true, mb, c - 1, cur);
-  if (l_.zero_stage >= 2) {
+  if (replicas_ > 1 && l_.zero_stage >= 2) {
+    // Each replica's reduce-scatter of this micro-batch's gradient, added to
+    // the accumulator, once the last replica's gradient is formed.
+    if (mb % replicas_ == replicas_ - 1) {
+      combine_replicas();
+      nn::add(grads_[q].data(), replica_sum_.data(), grads_[q].data(), pc_);
+      Kokkos::fence();
+    }
+  } else if (l_.zero_stage >= 2) {
     dp_.reduce_scatter(gw, size_t(pc_));
     nn::add(grads_[q].data(), gw + shard_lo_, grads_[q].data(), shard_n_);
     Kokkos::fence();
@@ -263,6 +326,13 @@ template <class T>
 bool HybridStep<T>::unscale_and_check() {
   const A inv = A(1.0 / scaler_.scale());
   long long bad = 0;
+  if (replicas_ > 1 && l_.zero_stage < 2) {  // each replica unscales and counts its own, then the ring adds
+    nn::scale(replica_g_.data(), inv, int64_t(replica_g_.size()));
+    Kokkos::fence();
+    bad += precision::count_nonfinite<A>(replica_g_);
+    combine_replicas();
+    return g_.sum_over_layout(bad) == 0;
+  }
   for (auto& g : grads_) {
     nn::scale(g.data(), inv, int64_t(g.size()));
     if (inject_ && g.size() > 0) Kokkos::deep_copy(Kokkos::subview(g.view(), 0), A(INFINITY));
@@ -275,6 +345,9 @@ bool HybridStep<T>::unscale_and_check() {
 
 template <class T>
 void HybridStep<T>::optimizer() {
+  next_b_ = 0;
+  if constexpr (!kMixed)
+    if (replicas_ > 1 && l_.zero_stage < 2) combine_replicas();
   if constexpr (kMixed) {
     if (!scaler_.update(!unscale_and_check())) {  // skipped: parameters, moments, t unchanged; S_t halved
       ++skipped_;

@@ -85,6 +85,18 @@ class HybridStep {
   void load();  // initial parameters, zero optimizer state, step count 0, counters and peaks reset
   void step();  // one training step
 
+  // The one-rank reference of layout `of` (docs/hybrid.md, "16-bit storage"): this step must run one_rank's layout of
+  // it (one rank, one chunk, of.dp x of.micro_batches micro-batches, the same ZeRO stage). It then adds every sum that
+  // `of` splits over ranks in `of`'s order: the four tensor-parallel products of each block as of.tp partial products
+  // added in the ring's order (block_forward's split), and the gradients of
+  // of.dp replicas - each accumulated over its own micro-batches as that
+  // replica does - added in the data-parallel ring's order of every element
+  // (its ring chunk in `of`'s pipeline chunk and tensor-parallel slice), after
+  // the schedule (ZeRO 0, 1) or per micro-batch (ZeRO 2, 3). Micro-batch
+  // i runs replica i mod of.dp's micro-batch i / of.dp. Call before load().
+  // The extra buffers are the reference's, not the step's: not counted.
+  void reproduce_order_of(const Layout& of);
+
   // Loss scaling of 16-bit storage (ignored for fp32 and fp64): the scaler's
   // settings, applied by the next load().
   void set_scaler(const precision::ScalerConfig& c) { scaler_cfg_ = c; }
@@ -136,7 +148,9 @@ class HybridStep {
   void block_params_fill(U* dst, int q, int64_t lo, int64_t n) const;
   template <class V, class F>
   void each(const std::vector<V>& bufs, int64_t lo, F&& f) const;
-  bool unscale_and_check();  // 16-bit: true when every rank's gradients are finite
+  bool unscale_and_check();           // 16-bit: true when every rank's gradients are finite
+  int64_t data_offset(int mb) const;  // where micro-batch mb's rows start in x_ and y_
+  void combine_replicas();            // reproduce_order_of: grads := the ring's sum of the replicas' gradients
 
   ModelShape m_;
   Layout l_;
@@ -167,7 +181,12 @@ class HybridStep {
   double loss_weight_ = 1;
   bool inject_ = false;
   double busy_ = 0;
-  PhaseClock clock_;  // the harness's clock: busy time of F and B operations, pipeline waits
+  int split_ = 1, replicas_ = 1;      // reproduce_order_of: tensor-parallel split, data-parallel replicas
+  Kokkos::View<A*> replica_g_;        // the replicas' gradients, pc_ each
+  Kokkos::View<int*> replica_chunk_;  // the data-parallel ring chunk of each parameter
+  Kokkos::View<A*> replica_sum_;      // ZeRO 2, 3: one micro-batch's sum over the replicas
+  int next_b_ = 0;                    // ZeRO 2, 3: the micro-batch the next B op must run
+  PhaseClock clock_;                  // the harness's clock: busy time of F and B operations, pipeline waits
   int64_t t0_dp_ = 0, t0_tp_ = 0;
 };
 

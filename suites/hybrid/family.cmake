@@ -57,9 +57,9 @@ if(SP_BUILD_TESTS)
     # Two replicas of one micro-batch: bitwise the one-rank ZeRO-2 step.
     sp_cli_test_mpi(hybrid_np2_bf16_two_replicas_check 2 0 check --technique hybrid_step
                     --set storage=bf16,batch=2,mb=1,zero=1)
-    # Tensor parallelism in 16 bits has no derived bound: the run is valid (run
-    # and the planner time it), its check fails with the reason (exit 1).
-    sp_cli_test_mpi(hybrid_np2_fp16_tp_not_checked 2 1 check --technique hybrid_step --set storage=fp16,dp=1,tp=2)
+    # Tensor parallelism in 16 bits: bitwise the one-rank step that adds the
+    # partial products in the ring's order.
+    sp_cli_test_mpi(hybrid_np2_fp16_tp_check 2 0 check --technique hybrid_step --set storage=fp16,dp=1,tp=2)
   endif()
   if(SP_ENABLE_MPI)
     # 16-bit storage through the planner's verification at 2 ranks: the GEMM

@@ -7,11 +7,14 @@
 // each rank holds after the call: fp32 and fp64 with the single-rank
 // reference (reference/hybrid/hybrid_ref.hpp) within its running error
 // bound; fp16 and bf16 with the same step on one rank (one_rank_step.hpp),
-// bit for bit where dp = tp = 1 or dp = 2 with one micro-batch.
+// bit for bit: for tensor and data parallelism the one-rank step adds the
+// split sums in the layout's order.
 // Verdicts: memory per category at its peak, bytes and collectives per
 // group, pipeline messages - each counted from the step's objects and
 // transports against kernels/hybrid/cost_model.cpp, band [1, 1] on every
 // rank; FLOP/s against the GEMM's rate; the schedule's bubble (reported).
+// Counter elementwise_bytes_per_s: the element-wise layers' rate at the
+// layout's micro-batch (elementwise_rate.hpp), the planner's calibration.
 #include <Kokkos_Core.hpp>
 #include <cmath>
 #include <memory>
@@ -24,6 +27,7 @@
 #include "scaleproof/comm.hpp"
 #include "scaleproof/compare.hpp"
 #include "scaleproof/registry.hpp"
+#include "suites/hybrid/elementwise_rate.hpp"
 #include "suites/hybrid/hybrid_counts.hpp"
 #include "suites/hybrid/hybrid_params.hpp"
 #include "suites/hybrid/one_rank_step.hpp"
@@ -98,7 +102,7 @@ class HybridStepTechnique : public sp::Technique {
       case StorageType::bf16: sb16_ = std::make_unique<HybridStep<sp::precision::bf16_t>>(model_, layout_, rank); break;
     }
     reference_.reset();
-    gemm_rate_ = 0;
+    gemm_rate_ = 0, elementwise_rate_ = 0;
   }
 
   void run(const std::string&) override {
@@ -129,29 +133,25 @@ class HybridStepTechnique : public sp::Technique {
   }
 
   // 16-bit storage: the fp32 master weights against the one-rank step's,
-  // bitwise where the layout keeps every sum's terms and order: dp = tp = 1
-  // (pipeline splits, schedules, ZeRO, checkpointing), and two replicas of
-  // one micro-batch each against the one-rank ZeRO-2 step (docs/hybrid.md,
-  // "16-bit storage").
+  // bitwise: the plain one-rank step where the layout keeps every sum's
+  // terms and order (dp = tp = 1: pipeline splits, schedules, ZeRO,
+  // checkpointing), else the one-rank step that adds the tensor-parallel
+  // partial products and the data-parallel replicas' gradients in the
+  // layout's ring order (docs/hybrid.md, "16-bit storage").
   sp::CheckResult check_16bit(int steps) {
     const Layout& l = layout_;
-    const bool two_replicas = l.dp == 2 && l.micro_batches == 1;
-    if (l.tp > 1 || (l.dp > 1 && !two_replicas))
-      throw sp::InputError(
-          "hybrid_step: check of fp16/bf16 storage needs tp = 1 and dp = 1, or dp = 2 with mb = 1: "
-          "other tensor and data parallel layouts reorder sums and have no derived bound");
-    Layout one = l;
-    if (two_replicas) one.zero_stage = 2;
     sp::Comparator cmp(
-        "bitwise: the one-rank step performs the same operations in the same order (pipeline splits, "
-        "schedules, ZeRO, checkpointing only move or repeat them; two replicas add g0 + g1 as the "
-        "one-rank ZeRO-2 step does)");
+        l.dp == 1 && l.tp == 1
+            ? "bitwise: the one-rank step performs the same operations in the same order (pipeline splits, "
+              "schedules, ZeRO, checkpointing only move or repeat them)"
+            : "bitwise: the one-rank step forms the tensor-parallel partial products and the replicas' gradients "
+              "as the ranks do and adds them in the ring's order (HybridStep::reproduce_order_of)");
     auto compare = [&](auto& st, const ParamValues& want) {
       st.for_each_master(
           [&](int layer, const ParamPos& pos, double v) { cmp.add(v, want.at(param_key(layer, pos)), 0); });
     };
-    if (s16_) compare(*s16_, one_rank_masters<sp::precision::fp16_t>(model_, one, steps));
-    if (sb16_) compare(*sb16_, one_rank_masters<sp::precision::bf16_t>(model_, one, steps));
+    if (s16_) compare(*s16_, reference_masters<sp::precision::fp16_t>(model_, l, steps));
+    if (sb16_) compare(*sb16_, reference_masters<sp::precision::bf16_t>(model_, l, steps));
     return cmp.result();
   }
 
@@ -175,6 +175,17 @@ class HybridStepTechnique : public sp::Technique {
                            : sp::nn::gemm_rate<float>(shapes);
     }
     out[sp::nn::kGemmRateCounter] = gemm_rate_;
+    // The element-wise layers' rate at this layout's micro-batch (the
+    // planner's calibration reads it).
+    if (elementwise_rate_ == 0) {
+      const int n = layout_.micro_batch_size(model_) * model_.seq, h = model_.hidden;
+      const int fl = model_.ffn_width() / layout_.tp;
+      elementwise_rate_ = s64_    ? elementwise_rate<double>(n, h, fl)
+                          : s16_  ? elementwise_rate<sp::precision::fp16_t>(n, h, fl)
+                          : sb16_ ? elementwise_rate<sp::precision::bf16_t>(n, h, fl)
+                                  : elementwise_rate<float>(n, h, fl);
+    }
+    out[kElementwiseRateCounter] = elementwise_rate_;
   }
 
   void teardown() override { s32_.reset(), s64_.reset(), s16_.reset(), sb16_.reset(), reference_.reset(); }
@@ -211,7 +222,7 @@ class HybridStepTechnique : public sp::Technique {
   std::unique_ptr<HybridStep<sp::precision::bf16_t>> sb16_;
   std::unique_ptr<ref::Model> reference_;
   StepCounters last_;
-  double gemm_rate_ = 0;
+  double gemm_rate_ = 0, elementwise_rate_ = 0;
 };
 
 SP_REGISTER_TECHNIQUE(HybridStepTechnique);

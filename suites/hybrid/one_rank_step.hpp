@@ -6,7 +6,9 @@
 // ZeRO stage and loss scaling, no checkpointing. Pipeline splits, schedules
 // and checkpointing only move and repeat operations, so a layout with
 // dp = tp = 1 gives these parameters bit for bit; tensor and data
-// parallelism reorder sums (docs/hybrid.md, "16-bit storage").
+// parallelism reorder sums, and their reference is the same one-rank step
+// adding those sums in the layout's order (HybridStep::reproduce_order_of;
+// docs/hybrid.md, "16-bit storage").
 #include <map>
 #include <tuple>
 
@@ -32,14 +34,17 @@ inline Layout one_rank_layout(const Layout& l) {
 
 // The master weights (16-bit storage) or parameters (fp32, fp64) of the
 // one-rank step after `steps` steps; skipped: its skipped steps.
+// in_order: the one-rank step reproduces l's reduction orders (tensor-parallel
+// split, data-parallel replicas); otherwise it is the plain one-rank step.
 template <class S>
 ParamValues one_rank_masters(const ModelShape& m, const Layout& l, int steps, const precision::ScalerConfig& sc = {},
-                             int* skipped = nullptr) {
+                             int* skipped = nullptr, bool in_order = false) {
 #ifdef SP_HAVE_MPI
   HybridStep<S> solo(m, one_rank_layout(l), 0, MPI_COMM_SELF);
 #else
   HybridStep<S> solo(m, one_rank_layout(l), 0);
 #endif
+  if (in_order) solo.reproduce_order_of(l);
   solo.set_scaler(sc);
   solo.load();
   for (int s = 0; s < steps; ++s) solo.step();
@@ -47,6 +52,14 @@ ParamValues one_rank_masters(const ModelShape& m, const Layout& l, int steps, co
   ParamValues out;
   solo.for_each_master([&](int layer, const ParamPos& p, double v) { out[param_key(layer, p)] = v; });
   return out;
+}
+
+// The reference of l: the plain one-rank step where l keeps every sum's
+// order (dp = tp = 1), else the one-rank step in l's reduction order.
+template <class S>
+ParamValues reference_masters(const ModelShape& m, const Layout& l, int steps, const precision::ScalerConfig& sc = {},
+                              int* skipped = nullptr) {
+  return one_rank_masters<S>(m, l, steps, sc, skipped, l.dp > 1 || l.tp > 1);
 }
 
 }  // namespace sp::hybrid

@@ -10,6 +10,7 @@
 #include "harness/src/models.hpp"
 #include "harness/src/results.hpp"
 #include "scaleproof/params.hpp"
+#include "suites/hybrid/elementwise_rate.hpp"
 
 namespace sp::hybrid::plan {
 
@@ -68,7 +69,7 @@ MachineFigures machine_from_bench_gemms(const nlohmann::json& bench) {
 MachineFigures machine_from_bench(const nlohmann::json& bench, const std::string& what) {
   // Latency from the smallest message's calibration (where alpha dominates
   // the time), per-byte costs from the largest's (where beta and gamma do).
-  double smallest = INFINITY, largest = -1, stream = 0;
+  double smallest = INFINITY, largest = -1, stream = 0, layers = 0;
   Link small, large;
   const std::vector<MeasuredCase> cases = read_measurements(bench);
   const MachineFigures gemms = gemm_rates(cases);
@@ -79,6 +80,9 @@ MachineFigures machine_from_bench(const nlohmann::json& bench, const std::string
     };
     if (c.technique == "stream_triad" && c.variant == "kokkos" && c.m.seconds > 0)
       stream = std::max(stream, counter("bytes") / c.m.seconds);
+    // The step's own element-wise layers' rate (hybrid_step's counter).
+    const double ew = counter(kElementwiseRateCounter);
+    if (std::isfinite(ew) && ew > 0) layers = std::max(layers, ew);
     if (c.technique == "all_reduce" && c.variant == "ring" && !std::isnan(counter("alpha_s"))) {
       const double count = static_cast<double>(Params::parse(c.params).i_or("count", 0));
       const Link l{counter("alpha_s"), counter("beta_s_per_B"), counter("gamma_s_per_B")};
@@ -93,7 +97,9 @@ MachineFigures machine_from_bench(const nlohmann::json& bench, const std::string
   Link link{small.alpha, large.beta, std::isnan(large.gamma) ? 0.0 : large.gamma};
   MachineFigures mf = uniform(gemms.gemm_flops, link, what);
   mf.gemm_rate = gemms.gemm_rate;
-  mf.elementwise_bw = std::isfinite(stream) ? stream : 0.0;
+  // The element-wise layers' measured rate where a step reported it, else
+  // the STREAM triad's bandwidth.
+  mf.elementwise_bw = layers > 0 ? layers : std::isfinite(stream) ? stream : 0.0;
   return mf;
 }
 

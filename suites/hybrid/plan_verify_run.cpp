@@ -81,7 +81,8 @@ Case gemm_case(const GemmShape& g, StorageType storage) {
 // The machine's figures measured on these ranks, the same on every rank:
 // alpha, beta, gamma, the element-wise bandwidth and a GEMM rate at the
 // block's largest shape (for the ranking of every layout).
-MachineFigures measure_machine(const ModelShape& m, StorageType storage, int world, double min_time) {
+MachineFigures measure_machine(const ModelShape& m, StorageType storage, int world, double min_time,
+                               const Registered* step) {
   const Registered* ar = need("all_reduce", "the alpha-beta calibration");
   const Registered* triad = need("stream_triad", "the element-wise bandwidth's measurement");
   const int rows = m.seq * m.global_batch / world;  // one rank's tokens per step
@@ -98,6 +99,13 @@ MachineFigures measure_machine(const ModelShape& m, StorageType storage, int wor
   // Element-wise passes stream arrays of a block's activations, about one
   // rank's tokens times the MLP width: the triad at that many elements.
   cases.push_back(make_case(triad, Params{{"N", std::to_string(static_cast<long long>(rows) * m.ffn_width())}}, 1));
+  // The step's element-wise layers at the same size - one replica per rank,
+  // one micro-batch of one rank's tokens - in the storage type: the step
+  // reports their rate (elementwise_rate.hpp), which replaces the triad's
+  // bandwidth; a step that does not (a stand-in) leaves the triad's.
+  Layout cal;
+  cal.dp = world, cal.micro_batches = 1, cal.storage = storage;
+  cases.push_back(make_case(step, step_params(m, cal), world));
   const nlohmann::json j = bench(cases, min_time);
   double f[5] = {-1, -1, -1, -1, -1};
   std::string err;
@@ -181,7 +189,7 @@ VerifyResult verify(int k, StorageType storage, double min_time, const std::stri
   check_storage_runs(storage, world, step_name);
   VerifyResult r;
   r.model = scale_down(world);
-  r.machine = measure_machine(r.model, storage, world, min_time);
+  r.machine = measure_machine(r.model, storage, world, min_time, step);
 
   Request req;
   req.model = r.model;

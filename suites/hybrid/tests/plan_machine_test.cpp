@@ -100,6 +100,22 @@ TEST(PlanMachine, TriadGivesTheElementwiseBandwidthAndShapesSurviveTheJson) {
   EXPECT_THROW(plan::machine_from_bench_gemms(json{{"benchmarks", json::array()}}), sp::InputError);
 }
 
+// The step's own element-wise layers' rate (hybrid_step's counter
+// elementwise_bytes_per_s, the best where several cases report one) replaces
+// the triad's bandwidth; a case without it leaves the triad's.
+TEST(PlanMachine, TheStepsElementwiseRateReplacesTheTriad) {
+  json b = {{"benchmarks", json::array()}};
+  auto& v = b["benchmarks"];
+  v.push_back(entry("gemm/gemm/kokkos/dtype=fp32,M=64,N=64,K=32", 10, {{"flop", 262144}}));
+  v.push_back(entry("roofline/stream_triad/kokkos/N=1048576", 1000, {{"bytes", 25165824}, {"flop", 2097152}}));
+  v.push_back(
+      entry("collectives/all_reduce/ring/count=256,dtype=fp32,op=sum,inplace=1", 5, calibration(1e-6, 7e-10, 3e-10)));
+  EXPECT_EQ(plan::machine_from_bench(b, "test").elementwise_bw, 25165824 / 1e-3);
+  v.push_back(entry("hybrid/hybrid_step/kokkos/dp=2,mb=1", 900, {{"elementwise_bytes_per_s", 3e8}}));
+  v.push_back(entry("hybrid/hybrid_step/kokkos/dp=2,mb=2", 800, {{"elementwise_bytes_per_s", 5e8}}));
+  EXPECT_EQ(plan::machine_from_bench(b, "test").elementwise_bw, 5e8);
+}
+
 TEST(PlanMachine, ABenchmarkJsonWithoutTheFiguresIsRefused) {
   json only_gemm = {
       {"benchmarks", json::array({entry("gemm/gemm/kokkos/dtype=fp32,M=8,N=8,K=8", 1, {{"flop", 1024}})})}};

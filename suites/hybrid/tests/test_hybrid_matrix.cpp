@@ -173,14 +173,48 @@ sp::precision::ScalerConfig scaler16() {
   return c;
 }
 
+// fp32: the one-rank step in a layout's reduction order is that layout's
+// step bit for bit for every factorisation of W (1..4 ranks) with tensor or
+// data parallelism - the same arithmetic as in 16 bits, without the
+// roundings to 16 bits - at ZeRO 1 (gradients reduce-scattered after the
+// schedule) and ZeRO 2 (per micro-batch), 2 micro-batches per replica.
+TEST(HybridMatrix, Fp32TensorAndDataParallelAreBitwiseTheOrderedOneRankStep) {
+  const int W = sp::comm::size(), me = sp::comm::rank();
+  if (W == 1 || W > 4) GTEST_SKIP() << "2..4 ranks: every factorisation with tp or dp > 1; more are slow here";
+  for (const GridCoord& f : factorisations(W)) {
+    if (f.dp == 1 && f.tp == 1) continue;
+    for (int zero : {1, 2}) {
+      ModelShape m;
+      m.heads = f.tp == 1 ? 2 : f.tp, m.hidden = 2 * m.heads, m.layers = 2 * f.pp, m.seq = 3;
+      Layout l;
+      l.dp = f.dp, l.tp = f.tp, l.pp = f.pp, l.micro_batches = 2, l.zero_stage = zero;
+      m.global_batch = l.dp * l.micro_batches;
+      ASSERT_EQ(layout_error(m, l, W), "");
+      HybridStep<float> st(m, l, me);
+      st.load();
+      for (int s = 0; s < 2; ++s) st.step();
+      const ParamValues want = one_rank_masters<float>(m, l, 2, {}, nullptr, true);
+      long long checked = 0, differ = 0;
+      st.for_each_held([&](int layer, const ParamPos& p, double v) {
+        ++checked;
+        differ += v != want.at(param_key(layer, p));
+      });
+      EXPECT_GT(checked, 0);
+      EXPECT_EQ(differ, 0) << "dp" << f.dp << " tp" << f.tp << " pp" << f.pp << " zero " << zero << " rank " << me;
+      sp::comm::barrier();
+    }
+  }
+}
+
 // 16-bit storage at W ranks: every factorisation of W (the ones the matrix
 // above chooses) once with fp16 and once with bf16, at the rotation's tiny
 // shapes, 1 or 3 steps. On every rank the counted quantities equal the cost
 // model's (2-byte storage, 4-byte gradients and optimizer state) and some
-// step ran; with dp = tp = 1 (pipeline splits, any schedule, ZeRO stage,
-// checkpointing) the fp32 master weights and the 16-bit working copy are
-// bitwise the one-rank step's. Tensor and data parallelism reorder sums:
-// their values are not compared here (docs/hybrid.md, "Not implemented").
+// step ran; the fp32 master weights and the 16-bit working copy are bitwise
+// the reference's: the one-rank step for dp = tp = 1 (pipeline splits, any
+// schedule, ZeRO stage, checkpointing), else the one-rank step adding the
+// tensor-parallel partial products and the replicas' gradients in the
+// layout's ring order (docs/hybrid.md, "16-bit storage").
 // Every copy of every parameter, over all ranks: f(key, value) per copy
 // (the working copy and the masters each checked this way).
 template <class Each>
@@ -214,6 +248,22 @@ std::pair<size_t, long long> coverage_and_disagreement(
   return {copies.size(), differ};
 }
 
+// Master weights this rank holds, those that differ from want, and working
+// copies that differ from want rounded to S.
+template <class S>
+std::tuple<long long, long long, long long> differ_from(const HybridStep<S>& step, const ParamValues& want) {
+  long long checked = 0, differ = 0, held_differ = 0;
+  step.for_each_master([&](int layer, const ParamPos& p, double v) {
+    ++checked;
+    differ += v != want.at(param_key(layer, p));
+  });
+  step.for_each_held([&](int layer, const ParamPos& p, double v) {
+    const double rounded = double(sp::nn::load(sp::nn::store_as<S>(float(want.at(param_key(layer, p))), 0)));
+    held_differ += v != rounded;
+  });
+  return {checked, differ, held_differ};
+}
+
 template <class S>
 void check16(Case c, int W, int me) {
   c.l.storage = storage_of<S>();
@@ -244,25 +294,18 @@ void check16(Case c, int W, int me) {
     EXPECT_EQ(covered, model) << (master ? "master weights" : "working copy");
     EXPECT_EQ(differ, 0) << (master ? "master weights" : "working copy");
   }
-  if (c.l.dp == 1 && c.l.tp == 1) {
-    int skipped = -1;
-    const ParamValues want = one_rank_masters<S>(c.m, c.l, c.steps, scaler16(), &skipped);
-    EXPECT_EQ(step.skipped_steps(), skipped);
-    long long checked = 0, differ = 0, held_differ = 0;
-    step.for_each_master([&](int layer, const ParamPos& p, double v) {
-      ++checked;
-      differ += v != want.at(param_key(layer, p));
-    });
-    step.for_each_held([&](int layer, const ParamPos& p, double v) {
-      const double rounded = double(sp::nn::load(sp::nn::store_as<S>(float(want.at(param_key(layer, p))), 0)));
-      held_differ += v != rounded;
-    });
-    if (me == 0)
-      std::printf("%s %s: %lld master weights bitwise on rank 0\n", to_string(c.l.storage), c.name().c_str(), checked);
-    EXPECT_GT(checked, 0);
-    EXPECT_EQ(differ, 0);
-    EXPECT_EQ(held_differ, 0);
-  }
+  // Every layout against its one-rank reference, bitwise: the plain one-rank
+  // step for dp = tp = 1, else the one-rank step adding the tensor-parallel
+  // partial products and the replicas' gradients in this layout's order.
+  int skipped = -1;
+  const ParamValues want = reference_masters<S>(c.m, c.l, c.steps, scaler16(), &skipped);
+  EXPECT_EQ(step.skipped_steps(), skipped);
+  const auto [checked, differ, held_differ] = differ_from(step, want);
+  if (me == 0)
+    std::printf("%s %s: %lld master weights bitwise on rank 0\n", to_string(c.l.storage), c.name().c_str(), checked);
+  EXPECT_GT(checked, 0);
+  EXPECT_EQ(differ, 0);
+  EXPECT_EQ(held_differ, 0);
   sp::comm::barrier();
 }
 
@@ -318,6 +361,54 @@ TEST(HybridMatrix, SixteenBitTwoReplicasAreBitwiseTheOneRankZero2Step) {
       EXPECT_EQ(differ, 0) << to_string(st) << " zero " << zero << " rank " << me;
       sp::comm::barrier();
     }
+}
+
+// The bitwise check can fail: against the in-order reference a tensor- and
+// data-parallel layout agrees, but not with one master weight of the
+// reference moved by one ulp of its 16-bit storage (exactly that parameter
+// differs, on the ranks holding it), nor with the plain one-rank step, which
+// adds the tensor-parallel partial products and the replicas' gradients in
+// another order.
+TEST(HybridMatrix, SixteenBitCheckCatchesOneUlpAndAnotherOrder) {
+  const int W = sp::comm::size(), me = sp::comm::rank();
+  ModelShape m;
+  m.layers = 2, m.hidden = 8, m.heads = 2, m.seq = 4;
+  Layout l;
+  l.tp = W % 2 == 0 ? 2 : 1, l.dp = W / l.tp, l.micro_batches = 2, l.zero_stage = 1;
+  l.storage = StorageType::fp16;
+  m.global_batch = l.dp * l.micro_batches;
+  ASSERT_EQ(layout_error(m, l, W), "");
+  using S = sp::precision::fp16_t;
+  HybridStep<S> step(m, l, me);
+  step.set_scaler(scaler16());
+  step.load();
+  for (int s = 0; s < 3; ++s) step.step();
+  const ParamValues want = reference_masters<S>(m, l, 3, scaler16());
+  EXPECT_EQ(std::get<1>(differ_from(step, want)), 0);
+  // One parameter (the first weight of W1 in the last layer) one 16-bit ulp off.
+  ParamValues off = want;
+  const auto key = std::make_tuple(m.layers - 1, int(Tensor::w1), int64_t(0), int64_t(0));
+  const S x = sp::nn::store_as<S>(float(off.at(key)), 0);
+  S next = x;
+  next.bits = static_cast<decltype(next.bits)>(next.bits + 1);
+  off.at(key) = double(sp::nn::load(next));
+  long long holds = 0;
+  step.for_each_master([&](int layer, const ParamPos& p, double) { holds += param_key(layer, p) == key; });
+  EXPECT_EQ(std::get<1>(differ_from(step, off)), holds);
+  long long holders = holds;
+#ifdef SP_HAVE_MPI
+  MPI_Allreduce(&holds, &holders, 1, MPI_LONG_LONG, MPI_SUM, sp::comm::world());
+#endif
+  EXPECT_GE(holders, 1);
+  // The plain one-rank step: another order of the same sums.
+  if (W > 1) {
+    long long other = std::get<1>(differ_from(step, one_rank_masters<S>(m, l, 3, scaler16())));
+#ifdef SP_HAVE_MPI
+    MPI_Allreduce(MPI_IN_PLACE, &other, 1, MPI_LONG_LONG, MPI_SUM, sp::comm::world());
+#endif
+    EXPECT_GT(other, 0);
+  }
+  sp::comm::barrier();
 }
 
 // An overflow on one rank (the last) makes every rank skip the step: every
