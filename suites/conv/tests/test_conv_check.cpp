@@ -156,6 +156,34 @@ void general_kernel_random_shapes() {
 TEST(ConvCheck, GeneralKernelPassesOnRandomShapesFp32) { general_kernel_random_shapes<float>(); }
 TEST(ConvCheck, GeneralKernelPassesOnRandomShapesFp64) { general_kernel_random_shapes<double>(); }
 
+// The strip GEMM (the pointwise kernel's and im2col's product) against the reference in fp32 and
+// fp64 on random shapes: K from 1 to beyond one 64-row slice (the partial sums of earlier slices
+// added in the store), P from below one strip to several (a slid-back last strip), C_out around
+// the 6-row block, every activation, with and without bias; im2col on 3x3 and 1x1 layers with
+// groups. Fixed seed.
+template <class T>
+void strip_gemm_random_shapes() {
+  std::mt19937 g(2028);
+  auto pick = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(g); };
+  for (int i = 0; i < 40; ++i) {
+    Case c;
+    c.n = pick(1, 3);
+    const bool im2col = i % 2 == 1;
+    c.s.groups = im2col && pick(0, 1) ? 2 : 1;
+    c.s.c_in = c.s.groups * pick(1, 80), c.s.c_out = c.s.groups * pick(1, 14);
+    if (im2col && pick(0, 1)) c.s.kh = c.s.kw = 3, c.s.pad_h = c.s.pad_w = 1;
+    c.h = pick(1, 12), c.w = pick(1, 40);
+    c.s.bias = pick(0, 1) == 1;
+    c.s.act = static_cast<Act>(pick(0, 2));
+    if (!im2col) ASSERT_EQ(direct_path(c.s), DirectPath::pointwise);
+    const auto r = compare<T>(c, false, im2col ? Backend::im2col : Backend::direct);
+    EXPECT_TRUE(r.passed()) << (im2col ? "im2col " : "pointwise ") << i << ": " << describe(c.s) << " N=" << c.n
+                            << " H=" << c.h << " W=" << c.w << ", " << r.wrong << " wrong";
+  }
+}
+TEST(ConvCheck, StripGemmPassesOnRandomShapesFp32) { strip_gemm_random_shapes<float>(); }
+TEST(ConvCheck, StripGemmPassesOnRandomShapesFp64) { strip_gemm_random_shapes<double>(); }
+
 // The 3x3 stride-1 layers with one column of padding run masked strips from column 0 to W
 // (conv_depthwise.hpp, dw_plane3_padded): every width from 1 to 70 takes each of their layouts
 // (too narrow for them, whole strips only, a half-width last strip, a slid-back last strip) in
