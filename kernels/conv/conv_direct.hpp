@@ -17,6 +17,7 @@
 // vectorizes.
 #include <Kokkos_Core.hpp>
 
+#include "kernels/conv/conv_direct_avx2.hpp"
 #include "kernels/conv/conv_views.hpp"
 
 // OpenMP's simd hint where a host compiler sees it; nothing for device code.
@@ -123,6 +124,10 @@ inline int direct_rows_per_item(const ConvSpec& s, int h, int w) {
 // already be validated (conv::validate) and out sized [N][C_out][OH][OW].
 template <class T, class Space = Kokkos::DefaultExecutionSpace>
 void conv2d_direct(const ConvSpec& s, CTensor<T> in, CTensor<T> w, CVec<T> b, Tensor<T> out) {
+#ifdef SP_HOST_AVX2
+  if constexpr (detail::Avx2<T>::L > 0)
+    if (s.stride == 1) return conv2d_direct_avx2<T, Space>(s, in, w, b, out);
+#endif
   constexpr int OCB = DirectTiles<T, Space>::OCB, WB = DirectTiles<T, Space>::WB;
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;

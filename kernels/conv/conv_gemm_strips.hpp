@@ -93,31 +93,6 @@ KOKKOS_INLINE_FUNCTION SP_MICROKERNEL_ATTR void strip_micro(int K, const T* __re
 }
 
 #ifdef SP_HOST_AVX2
-template <class T>
-struct Avx2 {
-  static constexpr int L = 0;  // no vector path for other types
-};
-template <>
-struct Avx2<float> {
-  using V = __m256;
-  static constexpr int L = 8;
-  static V zero() { return _mm256_setzero_ps(); }
-  static V load(const float* p) { return _mm256_loadu_ps(p); }
-  static V bcast(const float* p) { return _mm256_broadcast_ss(p); }
-  static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
-  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
-};
-template <>
-struct Avx2<double> {
-  using V = __m256d;
-  static constexpr int L = 4;
-  static V zero() { return _mm256_setzero_pd(); }
-  static V load(const double* p) { return _mm256_loadu_pd(p); }
-  static V bcast(const double* p) { return _mm256_broadcast_sd(p); }
-  static V fma(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
-  static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
-};
-
 // The same sums as strip_micro<T, MR, 2 * L, true> (fused multiply-adds in the same order), with
 // each weight broadcast right before its two FMAs so that the 2 MR accumulators stay in registers.
 template <class T, int MR>
@@ -140,6 +115,40 @@ __attribute__((noinline)) void strip_micro_avx2(int K, const T* __restrict w, in
   }
   SP_UNROLL for (int r = 0; r < MR; ++r) A::store(acc[r], c0[r]), A::store(acc[r] + A::L, c1[r]);
 }
+
+// strip_micro_avx2 with strip_block's store done from the registers, for a whole strip (c_lo = 0) and
+// no activation or relu: rows r < mr of y (row stride ys) get (acc + y) when !first, then + b[r] when
+// last and b, then relu when last and relu: the operations and their order of strip_block's loops.
+template <class T, int MR>
+__attribute__((noinline)) void strip_micro_avx2_store(int K, const T* __restrict w, int ws, int mr,
+                                                      const T* __restrict x, int64_t xs, bool first, bool last,
+                                                      const T* b, bool relu, T* __restrict y, int64_t ys) {
+  using A = Avx2<T>;
+  using V = typename A::V;
+  const T* wr[MR];
+  for (int r = 0; r < MR; ++r) wr[r] = w + (r < mr ? r : mr - 1) * ws;
+  V c0[MR], c1[MR];
+  SP_UNROLL for (int r = 0; r < MR; ++r) c0[r] = A::zero(), c1[r] = A::zero();
+  for (int k = 0; k < K; ++k) {
+    const T* xk = x + k * xs;
+    const V b0 = A::load(xk), b1 = A::load(xk + A::L);
+    SP_UNROLL for (int r = 0; r < MR; ++r) {
+      const V a = A::bcast(wr[r] + k);
+      c0[r] = A::fma(a, b0, c0[r]);
+      c1[r] = A::fma(a, b1, c1[r]);
+    }
+  }
+  SP_UNROLL for (int r = 0; r < MR; ++r) {
+    if (r >= mr) break;
+    T* d = y + r * ys;
+    V v0 = c0[r], v1 = c1[r];
+    if (!first) v0 = A::add(v0, A::load(d)), v1 = A::add(v1, A::load(d + A::L));
+    const V bo = A::set1(b && last ? b[r] : T(0));
+    v0 = A::add(v0, bo), v1 = A::add(v1, bo);
+    if (last && relu) v0 = A::relu(v0), v1 = A::relu(v1);
+    A::store(d, v0), A::store(d + A::L, v1);
+  }
+}
 #endif
 
 // Rows [0, mr) of one MR-row block, columns [c_lo, nc) of one strip, over one K slice of kc terms
@@ -150,9 +159,11 @@ KOKKOS_INLINE_FUNCTION void strip_block(int kc, const T* w, int ws, bool first, 
                                         const T* x, int P, int nc, int c_lo, T* y) {
   T acc[MR][NR];
 #ifdef SP_HOST_AVX2
-  if constexpr (Full && (std::is_same<T, float>::value || std::is_same<T, double>::value) && NR == 2 * Avx2<T>::L)
+  if constexpr (Full && (std::is_same<T, float>::value || std::is_same<T, double>::value) && NR == 2 * Avx2<T>::L) {
+    if (c_lo == 0 && act != Act::sigmoid)
+      return strip_micro_avx2_store<T, MR>(kc, w, ws, mr, x, P, first, last, b, act == Act::relu, y, P);
     strip_micro_avx2<T, MR>(kc, w, ws, mr, x, P, acc);
-  else
+  } else
 #endif
     strip_micro<T, MR, NR, Full>(kc, w, ws, mr, x, P, nc, acc);
   for (int r = 0; r < mr; ++r) {

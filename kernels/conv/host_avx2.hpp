@@ -7,4 +7,40 @@
     !defined(__CUDA_ARCH__) && !defined(__NVCC__)
 #define SP_HOST_AVX2 1
 #include <immintrin.h>
+
+namespace sp::conv::detail {
+
+// One 256-bit vector of T and the operations the intrinsic tiles use; L = 0: no vector path for T.
+template <class T>
+struct Avx2 {
+  static constexpr int L = 0;
+};
+template <>
+struct Avx2<float> {
+  using V = __m256;
+  static constexpr int L = 8;
+  static V zero() { return _mm256_setzero_ps(); }
+  static V load(const float* p) { return _mm256_loadu_ps(p); }
+  static V bcast(const float* p) { return _mm256_broadcast_ss(p); }
+  static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V set1(float v) { return _mm256_set1_ps(v); }
+  static V relu(V a) { return _mm256_max_ps(a, _mm256_setzero_ps()); }  // NaN and -0 give +0, as activate()
+  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
+};
+template <>
+struct Avx2<double> {
+  using V = __m256d;
+  static constexpr int L = 4;
+  static V zero() { return _mm256_setzero_pd(); }
+  static V load(const double* p) { return _mm256_loadu_pd(p); }
+  static V bcast(const double* p) { return _mm256_broadcast_sd(p); }
+  static V fma(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
+  static V add(V a, V b) { return _mm256_add_pd(a, b); }
+  static V set1(double v) { return _mm256_set1_pd(v); }
+  static V relu(V a) { return _mm256_max_pd(a, _mm256_setzero_pd()); }  // NaN and -0 give +0, as activate()
+  static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
+};
+
+}  // namespace sp::conv::detail
 #endif

@@ -121,6 +121,69 @@ TEST(ConvCheck, DepthwiseAndPointwiseKernelsPassOnRandomShapes) {
   EXPECT_GT(checked, 60);
 }
 
+// The general kernel (conv2d_direct: its stride-1 host AVX2 path tiles output positions across row
+// ends, see conv_direct_avx2.hpp) against the reference and its bound on random shapes: square and
+// non-square kernels, stride 1-2, padding 0..k, groups, C_out around the register tile (a channel
+// tile with spare rows), widths from 1 (a block of fewer positions than a tile) to beyond several
+// tiles, and enough channels x width that an image splits into several row blocks. Fixed seed.
+template <class T>
+void general_kernel_random_shapes() {
+  std::mt19937 g(2027);
+  auto pick = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(g); };
+  int checked = 0;
+  for (int i = 0; i < 60; ++i) {
+    Case c;
+    c.n = pick(1, 2);
+    c.s.groups = pick(0, 3) ? 1 : pick(2, 3);
+    c.s.c_in = c.s.groups * (i % 5 == 0 ? pick(40, 90) : pick(1, 9));
+    c.s.c_out = c.s.groups * pick(1, 11);
+    c.s.kh = pick(0, 2) ? 3 : pick(1, 5);
+    c.s.kw = pick(0, 3) ? c.s.kh : pick(1, 5);
+    c.s.stride = pick(0, 3) ? 1 : 2;
+    c.s.pad_h = pick(0, c.s.kh), c.s.pad_w = pick(0, 3) ? c.s.pad_h : pick(0, c.s.kw);
+    c.h = pick(1, i % 5 == 0 ? 40 : 16), c.w = pick(1, i % 5 == 0 ? 90 : 50);
+    if (c.h + 2 * c.s.pad_h < c.s.kh || c.w + 2 * c.s.pad_w < c.s.kw) continue;
+    if (direct_path(c.s) != DirectPath::general) continue;
+    c.s.bias = pick(0, 1) == 1;
+    c.s.act = static_cast<Act>(pick(0, 2));
+    const auto r = compare<T>(c, false);
+    EXPECT_TRUE(r.passed()) << "shape " << i << ": " << describe(c.s) << " N=" << c.n << " H=" << c.h << " W=" << c.w
+                            << ", " << r.wrong << " wrong";
+    ++checked;
+  }
+  EXPECT_GT(checked, 40);
+}
+TEST(ConvCheck, GeneralKernelPassesOnRandomShapesFp32) { general_kernel_random_shapes<float>(); }
+TEST(ConvCheck, GeneralKernelPassesOnRandomShapesFp64) { general_kernel_random_shapes<double>(); }
+
+// The strip GEMM (the pointwise kernel's and im2col's product) against the reference in fp32 and
+// fp64 on random shapes: K from 1 to beyond one 64-row slice (the partial sums of earlier slices
+// added in the store), P from below one strip to several (a slid-back last strip), C_out around
+// the 6-row block, every activation, with and without bias; im2col on 3x3 and 1x1 layers with
+// groups. Fixed seed.
+template <class T>
+void strip_gemm_random_shapes() {
+  std::mt19937 g(2028);
+  auto pick = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(g); };
+  for (int i = 0; i < 40; ++i) {
+    Case c;
+    c.n = pick(1, 3);
+    const bool im2col = i % 2 == 1;
+    c.s.groups = im2col && pick(0, 1) ? 2 : 1;
+    c.s.c_in = c.s.groups * pick(1, 80), c.s.c_out = c.s.groups * pick(1, 14);
+    if (im2col && pick(0, 1)) c.s.kh = c.s.kw = 3, c.s.pad_h = c.s.pad_w = 1;
+    c.h = pick(1, 12), c.w = pick(1, 40);
+    c.s.bias = pick(0, 1) == 1;
+    c.s.act = static_cast<Act>(pick(0, 2));
+    if (!im2col) ASSERT_EQ(direct_path(c.s), DirectPath::pointwise);
+    const auto r = compare<T>(c, false, im2col ? Backend::im2col : Backend::direct);
+    EXPECT_TRUE(r.passed()) << (im2col ? "im2col " : "pointwise ") << i << ": " << describe(c.s) << " N=" << c.n
+                            << " H=" << c.h << " W=" << c.w << ", " << r.wrong << " wrong";
+  }
+}
+TEST(ConvCheck, StripGemmPassesOnRandomShapesFp32) { strip_gemm_random_shapes<float>(); }
+TEST(ConvCheck, StripGemmPassesOnRandomShapesFp64) { strip_gemm_random_shapes<double>(); }
+
 // The 3x3 stride-1 layers with one column of padding run masked strips from column 0 to W
 // (conv_depthwise.hpp, dw_plane3_padded): every width from 1 to 70 takes each of their layouts
 // (too narrow for them, whole strips only, a half-width last strip, a slid-back last strip) in
