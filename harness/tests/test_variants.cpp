@@ -22,8 +22,8 @@ sp::Info declared(std::vector<Variant> variants, std::string baseline = {}) {
 }
 
 TEST(VariantDeclaration, AWellFormedOneIsAccepted) {
-  EXPECT_NO_THROW(sp::check_declaration(declared(
-      {Variant::kernel("kokkos"), Variant::vendor("openblas", "openblas", MemoryNeed::host)}, "openblas")));
+  EXPECT_NO_THROW(sp::check_declaration(
+      declared({Variant::kernel("kokkos"), Variant::vendor("openblas", "openblas", MemoryNeed::host)}, "openblas")));
   EXPECT_NO_THROW(sp::check_declaration(declared({Variant::strategy("ddp"), Variant::strategy("zero1")})));
 }
 

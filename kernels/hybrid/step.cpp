@@ -112,12 +112,19 @@ int64_t HybridStep<T>::data_offset(int mb) const {
   return (int64_t(mb % replicas_) * per + mb / replicas_) * nh_;
 }
 
+namespace {
+// Element e's ring chunk, from a table (a functor, not a lambda: a CUDA
+// extended lambda may not be defined in a private member function).
+struct ChunkTable {
+  const int* ch;
+  KOKKOS_INLINE_FUNCTION int operator()(size_t e) const { return ch[e]; }
+};
+}  // namespace
+
 template <class T>
 void HybridStep<T>::combine_replicas() {
-  const int* ch = replica_chunk_.data();
-  ring_order_sum(
-      replica_g_.data(), replicas_, size_t(pc_), KOKKOS_LAMBDA(size_t e) { return ch[e]; },
-      l_.zero_stage >= 2 ? replica_sum_.data() : grads_[0].data());
+  ring_order_sum(replica_g_.data(), replicas_, size_t(pc_), ChunkTable{replica_chunk_.data()},
+                 l_.zero_stage >= 2 ? replica_sum_.data() : grads_[0].data());
   Kokkos::deep_copy(replica_g_, A(0));
 }
 

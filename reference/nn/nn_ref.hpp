@@ -36,14 +36,22 @@ inline ProductRef gemm(int M, int N, int K, const std::vector<double>& A, bool t
 
 constexpr double kGeluK = 0.7978845608028654, kGeluC = 0.044715;
 
+// tanh in T: for float the double library tanh rounded to float (the float
+// nearest the true value, which the kernel's float tanh returns), for double
+// the library's.
+template <class T>
+T tanh_in(T x) {
+  return static_cast<T>(std::tanh(static_cast<double>(x)));
+}
+
 template <class T>
 T gelu(T z) {
-  const T t = std::tanh(T(kGeluK) * (z + T(kGeluC) * z * z * z));
+  const T t = tanh_in(T(kGeluK) * (z + T(kGeluC) * z * z * z));
   return T(0.5) * z * (T(1) + t);
 }
 template <class T>
 T gelu_grad(T z) {
-  const T t = std::tanh(T(kGeluK) * (z + T(kGeluC) * z * z * z));
+  const T t = tanh_in(T(kGeluK) * (z + T(kGeluC) * z * z * z));
   const T f = T(0.5) * z * T(kGeluK) * (T(1) + T(3) * T(kGeluC) * z * z);
   return T(0.5) * (T(1) + t) + f * (T(1) - t * t);
 }
