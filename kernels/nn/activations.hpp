@@ -84,9 +84,12 @@ void gelu_backward(const S* z, const S* dy, S* dz, int64_t n) {
 // y = max(x, 0) in place (NaN passes through), any storage type.
 template <class S>
 void relu_forward(S* x, int64_t n) {
-  Kokkos::parallel_for(
-      "nn_relu", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int64_t i) {
-        if (load(x[i]) < 0) x[i] = store_as<S>(typename AccOf<S>::type(0), 0);
+  // Every element is stored (its own value where it is kept), so that the
+  // loop has no branch.
+  for_each_element(
+      "nn_relu", n, KOKKOS_LAMBDA(const int64_t i) {
+        const S v = x[i];
+        x[i] = load(v) < 0 ? store_as<S>(typename AccOf<S>::type(0), 0) : v;
       });
 }
 
@@ -94,17 +97,18 @@ void relu_forward(S* x, int64_t n) {
 // derivative; dx may be dy).
 template <class S, class SY>
 void relu_backward(const SY* y, const S* dy, S* dx, int64_t n) {
-  Kokkos::parallel_for(
-      "nn_relu_grad", Kokkos::RangePolicy<>(0, n),
-      KOKKOS_LAMBDA(const int64_t i) { dx[i] = load(y[i]) > 0 ? dy[i] : store_as<S>(typename AccOf<S>::type(0), 0); });
+  for_each_element(
+      "nn_relu_grad", n, KOKKOS_LAMBDA(const int64_t i) {
+        const S g = dy[i];  // loaded unconditionally: no branch in the loop
+        dx[i] = load(y[i]) > 0 ? g : store_as<S>(typename AccOf<S>::type(0), 0);
+      });
 }
 
 // y = a + b (residual connections; y may alias either).
 template <class S>
 void add(const S* a, const S* b, S* y, int64_t n) {
-  Kokkos::parallel_for(
-      "nn_add", Kokkos::RangePolicy<>(0, n),
-      KOKKOS_LAMBDA(const int64_t i) { y[i] = store_as<S>(load(a[i]) + load(b[i]), 0); });
+  for_each_element(
+      "nn_add", n, KOKKOS_LAMBDA(const int64_t i) { y[i] = store_as<S>(load(a[i]) + load(b[i]), 0); });
 }
 
 // x *= s.

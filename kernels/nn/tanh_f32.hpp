@@ -52,7 +52,7 @@ KOKKOS_INLINE_FUNCTION float tanh_f32(float x) {
   const float t = static_cast<float>(em1 / (em1 + 2.0));
   const std::uint32_t ut = __builtin_bit_cast(std::uint32_t, t) | (ux & 0x80000000u);
   const std::uint32_t nan = 0u - static_cast<std::uint32_t>(ua > 0x7f800000u);  // all ones for NaN
-  return __builtin_bit_cast(float, (ux & nan) | (ut & ~nan));                 // NaN: x itself
+  return __builtin_bit_cast(float, (ux & nan) | (ut & ~nan));                   // NaN: x itself
 #endif
 }
 

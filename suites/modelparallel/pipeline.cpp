@@ -54,7 +54,7 @@ class Pipeline : public sp::Technique {
       i.param_sets.push_back({sp::Size::conformance, pipe_params(4, 1, 8, 16, 4)});
       i.param_sets.push_back({sp::Size::conformance, pipe_params(3, 1, 5, 8, 3)});
     }
-    for (int m : {4, 8, 16}) i.param_sets.push_back({sp::Size::small, pipe_params(m, il ? 2 : 1, 8, 256, 64)});
+    for (int m : {4, 8, 16}) i.param_sets.push_back({sp::Size::small, pipe_params(m, il ? 2 : 1, 8, 512, 64)});
     for (int m : {8, 32}) i.param_sets.push_back({sp::Size::medium, pipe_params(m, il ? 2 : 1, 16, 512, 128)});
     i.variants = {sp::Variant::kernel("kokkos")};
     i.ranks = {1, 64, false};
