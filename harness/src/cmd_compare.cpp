@@ -40,7 +40,8 @@ int run_compare(const CompareArgs& o) {
   if (!o.json_out.empty()) check_writable_file(o.json_out, "--json");
   const auto rows = compare_timings(timings_of(o.a, o.db), timings_of(o.b, o.db), o.threshold);
   bool common = false;
-  for (auto& r : rows) common = common || (r.status != "only in A" && r.status != "only in B");
+  for (auto& r : rows)
+    common = common || (r.status != CompareStatus::only_in_a && r.status != CompareStatus::only_in_b);
   if (!common) throw InputError("nothing to compare: no technique and parameter set is in both folders");
   if (comm::rank() != 0) return 0;
   std::printf("A: %s\nB: %s\nratio = time B / time A; regression above %.3g\n\n", o.a.c_str(), o.b.c_str(),
@@ -49,14 +50,14 @@ int run_compare(const CompareArgs& o) {
   int regressions = 0;
   nlohmann::json j = nlohmann::json::array();
   for (auto& r : rows) {
-    std::printf("%-72s %12.4g %12.4g %8.3f  %s\n", r.key.c_str(), r.a, r.b, r.ratio, r.status.c_str());
-    regressions += r.status == "REGRESSION";
-    j.push_back({{"key", r.key}, {"a_s", r.a}, {"b_s", r.b}, {"ratio", r.ratio}, {"status", r.status}});
+    std::printf("%-72s %12.4g %12.4g %8.3f  %s\n", r.key.c_str(), r.a, r.b, r.ratio, to_string(r.status));
+    regressions += r.status == CompareStatus::regression;
+    j.push_back({{"key", r.key}, {"a_s", r.a}, {"b_s", r.b}, {"ratio", r.ratio}, {"status", to_string(r.status)}});
   }
   if (regressions) {
     std::printf("\n%d regression(s) beyond %.0f%%:\n", regressions, 100 * o.threshold);
     for (auto& r : rows)
-      if (r.status == "REGRESSION") std::printf("  %s: %.3fx slower\n", r.key.c_str(), r.ratio);
+      if (r.status == CompareStatus::regression) std::printf("  %s: %.3fx slower\n", r.key.c_str(), r.ratio);
   } else {
     std::printf("\nno regression beyond %.0f%%\n", 100 * o.threshold);
   }

@@ -96,7 +96,7 @@ int run_qualify(const QualifyArgs& o) {
   auto results = fs::is_directory(source) ? qualify(profile, source, o.judge) : std::vector<CriterionResult>{};
   if (!run_failure.empty()) {
     Criterion c{"suite run completed", "run"};
-    results.insert(results.begin(), {c, "FAIL", 0, run_failure});
+    results.insert(results.begin(), {c, CriterionStatus::fail, 0, run_failure});
   }
   auto j = to_json(profile, results);
   j["results"] = o.results.empty() ? "run" : fs::absolute(o.results).string();
@@ -114,8 +114,8 @@ int run_qualify(const QualifyArgs& o) {
 
   int failed = 0;
   for (auto& r : results) {
-    std::printf("%-4s %-28s %s\n", r.status.c_str(), r.c.name.c_str(), r.detail.c_str());
-    failed += r.status == "FAIL";
+    std::printf("%-4s %-28s %s\n", to_string(r.status), r.c.name.c_str(), r.detail.c_str());
+    failed += r.status == CriterionStatus::fail;
   }
   std::printf("%s: %d of %zu criteria failed\nresults: %s\n", profile.machine.c_str(), failed, results.size(),
               final_path.c_str());

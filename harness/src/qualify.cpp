@@ -71,7 +71,8 @@ Criterion parse_criterion(const nlohmann::json& j, const std::string& path, size
 }
 
 CriterionResult no_data(const Criterion& c, const std::string& what) {
-  return {c, c.optional ? "SKIP" : "FAIL", 0, "no " + what + " in the results" + (c.optional ? " (optional)" : "")};
+  return {c, c.optional ? CriterionStatus::skip : CriterionStatus::fail, 0,
+          "no " + what + " in the results" + (c.optional ? " (optional)" : "")};
 }
 
 CriterionResult judge_conformance(const Criterion& c, const fs::path& d) {
@@ -87,7 +88,7 @@ CriterionResult judge_conformance(const Criterion& c, const fs::path& d) {
     }
   }
   if (!n) return no_data(c, "conformance case");
-  return {c, failed ? "FAIL" : "PASS", static_cast<double>(failed),
+  return {c, failed ? CriterionStatus::fail : CriterionStatus::pass, static_cast<double>(failed),
           std::to_string(n - failed) + " of " + std::to_string(n) + " cases passed" +
               (failed ? "; first failure: " + first : "")};
 }
@@ -100,7 +101,7 @@ CriterionResult judge_roof(const Criterion& c, const fs::path& d) {
     if (v.quantity == "roofline time" && v.status != Status::info && in_class(c.cls, v.technique) && v.ratio < worst)
       worst = v.ratio, at = v.technique + " " + v.variant + " " + v.params;
   if (std::isinf(worst)) return no_data(c, "judged roofline verdict");
-  return {c, worst >= c.threshold ? "PASS" : "FAIL", worst,
+  return {c, worst >= c.threshold ? CriterionStatus::pass : CriterionStatus::fail, worst,
           "lowest fraction of roof " + fmt("%.3f", worst) + " (" + at + "), required >= " + fmt("%.3f", c.threshold)};
 }
 
@@ -115,7 +116,7 @@ CriterionResult judge_busbw(const Criterion& c, const fs::path& d) {
   }
   if (best < 0) return no_data(c, "'" + c.counter + "' counter");
   return {
-      c, best >= c.threshold ? "PASS" : "FAIL", best,
+      c, best >= c.threshold ? CriterionStatus::pass : CriterionStatus::fail, best,
       "peak " + c.counter + " " + fmt("%.3g", best) + " GB/s (" + at + "), required >= " + fmt("%.3g", c.threshold)};
 }
 
@@ -132,7 +133,7 @@ CriterionResult judge_prediction(const Criterion& c, const fs::path& d) {
     if (err > worst) worst = err, at = v.technique + " " + v.quantity + " " + v.params;
   }
   if (worst < 0) return no_data(c, "judged model prediction");
-  return {c, worst <= c.threshold ? "PASS" : "FAIL", worst,
+  return {c, worst <= c.threshold ? CriterionStatus::pass : CriterionStatus::fail, worst,
           "largest |measured/predicted - 1| " + fmt("%.3f", worst) + " (" + at +
               "), allowed <= " + fmt("%.3f", c.threshold)};
 }
@@ -154,10 +155,10 @@ CriterionResult judge_straggler(const Criterion& c, const fs::path& d) {
   }
   if (!n) return no_data(c, "multi-rank case with per-rank times");
   if (slow)
-    return {c, "FAIL", worst,
+    return {c, CriterionStatus::fail, worst,
             std::to_string(slow) + " of " + std::to_string(n) + " cases have a straggler beyond " +
                 fmt("%.0f%%", 100 * c.threshold) + "; first: " + first};
-  return {c, "PASS", worst,
+  return {c, CriterionStatus::pass, worst,
           "no rank beyond " + fmt("%.0f%%", 100 * c.threshold) + " of the others' median in " + std::to_string(n) +
               " cases; slowest: " + at};
 }
@@ -169,7 +170,8 @@ CriterionResult judge_reference(const Criterion& c, const fs::path& d, const Pro
   auto it = p.references.find(machine);
   if (it == p.references.end() || it->second.empty()) {
     const std::string why = "no reference for machine '" + machine + "' in the profile";
-    return {c, q.require_reference ? "FAIL" : "SKIP", 0, why + (q.require_reference ? " (--require-reference)" : "")};
+    return {c, q.require_reference ? CriterionStatus::fail : CriterionStatus::skip, 0,
+            why + (q.require_reference ? " (--require-reference)" : "")};
   }
   const auto measured = measured_quantities(d.string());
   int judged = 0, outside = 0, missing = 0;
@@ -194,7 +196,7 @@ CriterionResult judge_reference(const Criterion& c, const fs::path& d, const Pro
     }
   }
   if (!judged) return no_data(c, "case with a reference for '" + machine + "'");
-  return {c, outside ? "FAIL" : "PASS", worst,
+  return {c, outside ? CriterionStatus::fail : CriterionStatus::pass, worst,
           std::to_string(judged - outside) + " of " + std::to_string(judged) + " within the references of '" + machine +
               "'" + (missing ? " (" + std::to_string(missing) + " not measured in this run)" : "") +
               (outside ? "; first outside: " + first : "; farthest " + fmt("%.3f", worst) + " x reference")};
@@ -263,6 +265,15 @@ std::vector<CriterionResult> qualify(const Profile& p, const std::string& dir, c
   return out;
 }
 
+const char* to_string(CriterionStatus s) {
+  switch (s) {
+    case CriterionStatus::pass: return "PASS";
+    case CriterionStatus::fail: return "FAIL";
+    case CriterionStatus::skip: return "SKIP";
+  }
+  return "?";
+}
+
 nlohmann::json to_json(const Profile& p, const std::vector<CriterionResult>& rs) {
   nlohmann::json a = nlohmann::json::array();
   for (auto& r : rs)
@@ -271,7 +282,7 @@ nlohmann::json to_json(const Profile& p, const std::vector<CriterionResult>& rs)
                  {"class", r.c.cls},
                  {"threshold", r.c.threshold},
                  {"optional", r.c.optional},
-                 {"status", r.status},
+                 {"status", to_string(r.status)},
                  {"value", r.value},
                  {"detail", r.detail}});
   return {{"machine", p.machine}, {"description", p.description}, {"criteria", a}};
@@ -279,7 +290,7 @@ nlohmann::json to_json(const Profile& p, const std::vector<CriterionResult>& rs)
 
 std::string junit_xml(const Profile& p, const std::vector<CriterionResult>& rs) {
   int failures = 0, skipped = 0;
-  for (auto& r : rs) failures += r.status == "FAIL", skipped += r.status == "SKIP";
+  for (auto& r : rs) failures += r.status == CriterionStatus::fail, skipped += r.status == CriterionStatus::skip;
   const std::string suite = xml_escape("scaleproof qualify " + p.machine);
   std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"" + suite + "\" tests=\"" +
                   std::to_string(rs.size()) + "\" failures=\"" + std::to_string(failures) + "\" skipped=\"" +
@@ -288,9 +299,9 @@ std::string junit_xml(const Profile& p, const std::vector<CriterionResult>& rs) 
                   std::to_string(skipped) + "\" errors=\"0\">\n";
   for (auto& r : rs) {
     x += "    <testcase classname=\"qualify." + xml_escape(p.machine) + "\" name=\"" + xml_escape(r.c.name) + "\"";
-    if (r.status == "PASS")
+    if (r.status == CriterionStatus::pass)
       x += ">\n      <system-out>" + xml_escape(r.detail) + "</system-out>\n    </testcase>\n";
-    else if (r.status == "SKIP")
+    else if (r.status == CriterionStatus::skip)
       x += ">\n      <skipped message=\"" + xml_escape(r.detail) + "\"/>\n    </testcase>\n";
     else
       x += ">\n      <failure message=\"" + xml_escape(r.detail) + "\"/>\n    </testcase>\n";
@@ -303,10 +314,10 @@ std::string qualification_markdown(const Profile& p, const std::vector<Criterion
   s += "| criterion | kind | class | threshold | value | result | detail |\n|---|---|---|---|---|---|---|\n";
   int pass = 0, fail = 0, skip = 0;
   for (auto& r : rs) {
-    (r.status == "PASS" ? pass : r.status == "FAIL" ? fail : skip)++;
+    (r.status == CriterionStatus::pass ? pass : r.status == CriterionStatus::fail ? fail : skip)++;
     s += "| " + r.c.name + " | " + r.c.kind + " | " + (r.c.cls.empty() ? "all" : r.c.cls) + " | " +
          fmt("%g", r.c.threshold) + " | " + fmt("%.4g", r.value) + " | " +
-         (r.status == "FAIL" ? "**FAIL**" : r.status) + " | " + r.detail + " |\n";
+         (r.status == CriterionStatus::fail ? "**FAIL**" : to_string(r.status)) + " | " + r.detail + " |\n";
   }
   return s + "\n" + std::to_string(pass) + " PASS, " + std::to_string(fail) + " FAIL, " + std::to_string(skip) +
          " SKIP. The judged numbers are read from the run's check.json, bench.json and verdicts.json.\n\n";

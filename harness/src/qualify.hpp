@@ -33,10 +33,16 @@ struct QualifyOptions {
 
 Profile load_profile(const std::string& path);  // throws InputError naming the problem
 
+// A criterion's outcome: judged (pass, fail), or skip where the results hold
+// nothing it applies to and it is optional (or its reference is missing).
+enum class CriterionStatus { pass, fail, skip };
+// "PASS", "FAIL", "SKIP": the spelling in qualification.json, JUnit and reports.
+const char* to_string(CriterionStatus s);
+
 struct CriterionResult {
   Criterion c;
-  std::string status;  // PASS | FAIL | SKIP
-  double value = 0;    // the judged number (worst case over the matching cases)
+  CriterionStatus status = CriterionStatus::fail;
+  double value = 0;  // the judged number (worst case over the matching cases)
   std::string detail;
 };
 

@@ -35,6 +35,18 @@ std::map<std::string, double> read_timings(const std::string& dir) {
   return t;
 }
 
+const char* to_string(CompareStatus s) {
+  switch (s) {
+    case CompareStatus::regression: return "REGRESSION";
+    case CompareStatus::faster: return "faster";
+    case CompareStatus::same: return "same";
+    case CompareStatus::only_in_a: return "only in A";
+    case CompareStatus::only_in_b: return "only in B";
+    case CompareStatus::no_time: return "no time";
+  }
+  return "?";
+}
+
 std::vector<CompareRow> compare_timings(const std::map<std::string, double>& a, const std::map<std::string, double>& b,
                                         double threshold) {
   // NaN would fail every comparison and let any slowdown through as "same".
@@ -44,19 +56,21 @@ std::vector<CompareRow> compare_timings(const std::map<std::string, double>& a, 
     CompareRow r{k, ta};
     auto it = b.find(k);
     if (it == b.end()) {
-      r.status = "only in A";
+      r.status = CompareStatus::only_in_a;
     } else {
       r.b = it->second;
       r.ratio = ta > 0 ? r.b / ta : 0;
       if (!(ta > 0) || !std::isfinite(ta) || !(r.b > 0) || !std::isfinite(r.b))
-        r.status = "no time";
+        r.status = CompareStatus::no_time;
       else
-        r.status = r.ratio > 1 + threshold ? "REGRESSION" : r.ratio < 1 / (1 + threshold) ? "faster" : "same";
+        r.status = r.ratio > 1 + threshold         ? CompareStatus::regression
+                   : r.ratio < 1 / (1 + threshold) ? CompareStatus::faster
+                                                   : CompareStatus::same;
     }
     rows.push_back(r);
   }
   for (auto& [k, tb] : b)
-    if (!a.count(k)) rows.push_back({k, 0, tb, 0, "only in B"});
+    if (!a.count(k)) rows.push_back({k, 0, tb, 0, CompareStatus::only_in_b});
   return rows;
 }
 

@@ -89,5 +89,15 @@ TEST(InputChecks, NanThresholdCannotSwitchTheGateOff) {
   const std::map<std::string, double> a{{"x", 1.0}}, b{{"x", 10.0}};
   EXPECT_THROW(sp::compare_timings(a, b, NAN), InputError);
   EXPECT_THROW(sp::compare_timings(a, b, INFINITY), InputError);
-  EXPECT_EQ(sp::compare_timings(a, b, 0.1).front().status, "REGRESSION");
+  EXPECT_EQ(sp::compare_timings(a, b, 0.1).front().status, sp::CompareStatus::regression);
+}
+
+TEST(CompareStatus, EachOutcomeAndItsSpelling) {
+  const std::map<std::string, double> a{{"fast", 1.0}, {"gone", 1.0}, {"same", 1.0}, {"slow", 1.0}, {"zero", 0.0}},
+      b{{"fast", 0.5}, {"new", 1.0}, {"same", 1.05}, {"slow", 1.2}, {"zero", 1.0}};
+  std::map<std::string, std::string> got;
+  for (auto& r : sp::compare_timings(a, b, 0.1)) got[r.key] = sp::to_string(r.status);
+  const std::map<std::string, std::string> want{{"fast", "faster"}, {"gone", "only in A"},  {"new", "only in B"},
+                                                {"same", "same"},   {"slow", "REGRESSION"}, {"zero", "no time"}};
+  EXPECT_EQ(got, want);
 }
