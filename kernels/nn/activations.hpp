@@ -51,9 +51,7 @@ KOKKOS_INLINE_FUNCTION T gelu_grad(T z) {
 // device one element per thread.
 template <class F>
 void for_each_element(const char* name, int64_t n, const F& f) {
-  constexpr bool host =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
-  if constexpr (host) {
+  if constexpr (kHostMemory) {
     constexpr int64_t kBlock = 512;
     Kokkos::parallel_for(
         name, Kokkos::RangePolicy<>(0, (n + kBlock - 1) / kBlock), KOKKOS_LAMBDA(const int64_t b) {

@@ -19,6 +19,12 @@ namespace sp::nn {
 
 enum class Op { N, T };  // the operand as stored, or its transpose
 
+// Whether the default memory space is the host's: there the layers' element
+// loops run in blocks whose inner loop the compiler vectorises; on a device,
+// one element per thread.
+inline constexpr bool kHostMemory =
+    Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
+
 // The accumulation type of a storage type: itself for fp32 and fp64, fp32 for 16-bit storage.
 template <class S>
 struct AccOf {

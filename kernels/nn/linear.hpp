@@ -42,9 +42,18 @@ void linear_forward(const LinearShape& sh, const S* X, const S* W, const S* b, S
     z = acc.data();
   }
   gemm(Op::N, sh.fwd(), sh.batch, sh.out, sh.in, X, sh.in, W, sh.ldw(), z, sh.out);
-  Kokkos::parallel_for(
-      "nn_bias", Kokkos::RangePolicy<>(0, n),
-      KOKKOS_LAMBDA(const int64_t i) { Y[i] = store_as<S>(z[i] + load(b[i % out]), 0); });
+  if constexpr (kHostMemory) {  // a row per iteration: no index division, an inner loop that vectorises
+    Kokkos::parallel_for(
+        "nn_bias", Kokkos::RangePolicy<>(0, sh.batch), KOKKOS_LAMBDA(const int r) {
+          const int64_t o = int64_t(r) * out;
+#pragma omp simd
+          for (int j = 0; j < out; ++j) Y[o + j] = store_as<S>(z[o + j] + load(b[j]), 0);
+        });
+  } else {
+    Kokkos::parallel_for(
+        "nn_bias", Kokkos::RangePolicy<>(0, n),
+        KOKKOS_LAMBDA(const int64_t i) { Y[i] = store_as<S>(z[i] + load(b[i % out]), 0); });
+  }
 }
 
 // dX (batch x in) = dY W'^T.
@@ -68,12 +77,31 @@ void linear_backward_weight(const LinearShape& sh, const SX* X, const SY* dY, SW
   if (!db) return;
   using Acc = typename AccOf<SW>::type;
   const int batch = sh.batch, out = sh.out;
-  Kokkos::parallel_for(
-      "nn_bias_grad", Kokkos::RangePolicy<>(lo, hi), KOKKOS_LAMBDA(const int j) {
-        Acc s = accumulate ? load(db[j]) : Acc(0);
-        for (int b = 0; b < batch; ++b) s += load(dY[int64_t(b) * out + j]);
-        db[j] = store_as<SW>(s, 0);
-      });
+  if constexpr (kHostMemory) {
+    // A block of kCols columns per iteration, the batch rows in order and the
+    // columns innermost (contiguous, vectorised): each db[j] is the same sum
+    // in the same order as one column at a time.
+    constexpr int kCols = 64;
+    Kokkos::parallel_for(
+        "nn_bias_grad", Kokkos::RangePolicy<>(0, (n + kCols - 1) / kCols), KOKKOS_LAMBDA(const int blk) {
+          const int j0 = lo + blk * kCols, w = hi - j0 < kCols ? hi - j0 : kCols;
+          Acc s[kCols];
+          for (int c = 0; c < w; ++c) s[c] = accumulate ? load(db[j0 + c]) : Acc(0);
+          for (int b = 0; b < batch; ++b) {
+            const SY* row = dY + int64_t(b) * out + j0;
+#pragma omp simd
+            for (int c = 0; c < w; ++c) s[c] += load(row[c]);
+          }
+          for (int c = 0; c < w; ++c) db[j0 + c] = store_as<SW>(s[c], 0);
+        });
+  } else {
+    Kokkos::parallel_for(
+        "nn_bias_grad", Kokkos::RangePolicy<>(lo, hi), KOKKOS_LAMBDA(const int j) {
+          Acc s = accumulate ? load(db[j]) : Acc(0);
+          for (int b = 0; b < batch; ++b) s += load(dY[int64_t(b) * out + j]);
+          db[j] = store_as<SW>(s, 0);
+        });
+  }
 }
 
 }  // namespace sp::nn
