@@ -78,15 +78,19 @@ std::vector<double> thin_samples(const std::vector<double>& all, size_t most, si
   return kept;
 }
 
+std::string bench_entry_case(const nlohmann::json& entry) {
+  std::string name = entry.value("run_name", entry.value("name", ""));
+  const std::string suffix = "/manual_time";
+  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+    name.resize(name.size() - suffix.size());
+  return name;
+}
+
 void attach_samples(nlohmann::json& bench, const std::map<std::string, std::vector<LoopTiming>>& loops) {
   std::map<std::string, size_t> next;
   for (auto& b : bench["benchmarks"]) {
     if (b.value("run_type", "iteration") != "iteration") continue;
-    // Google Benchmark appends "/manual_time" to a manually timed benchmark's name.
-    std::string name = b.value("run_name", b.value("name", ""));
-    const std::string suffix = "/manual_time";
-    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-      name.resize(name.size() - suffix.size());
+    const std::string name = bench_entry_case(b);
     auto it = loops.find(name);
     if (it == loops.end()) continue;
     const auto iterations = b.value("iterations", 0LL);

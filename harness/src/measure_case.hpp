@@ -49,5 +49,8 @@ std::vector<double> thin_samples(const std::vector<double>& all, size_t most, si
 // timed loops of that benchmark in the order they ran (trials included);
 // a reported run takes the next loop, in order, with its iteration count.
 void attach_samples(nlohmann::json& bench, const std::map<std::string, std::vector<LoopTiming>>& loops);
+// A bench.json entry's case name as the runner registered it (bench_name):
+// its run_name (or name) without the "/manual_time" Google Benchmark appends.
+std::string bench_entry_case(const nlohmann::json& entry);
 
 }  // namespace sp

@@ -139,12 +139,8 @@ void body(benchmark::State& state, const Case* c, std::string variant, size_t in
 // declaration's kind, and the vendor library it calls), so that a result
 // names the implementation that ran without the reader knowing the suite.
 void attach_variant_records(nlohmann::json& bench, const std::map<std::string, const Variant*>& records) {
-  const std::string suffix = "/manual_time";
   for (auto& b : bench["benchmarks"]) {
-    std::string name = b.value("run_name", b.value("name", ""));
-    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-      name.resize(name.size() - suffix.size());
-    auto it = records.find(name);
+    auto it = records.find(bench_entry_case(b));
     if (it == records.end()) continue;
     b["variant_kind"] = to_string(it->second->kind);
     if (!it->second->library.empty()) b["library"] = it->second->library;
