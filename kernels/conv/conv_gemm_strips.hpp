@@ -94,15 +94,17 @@ KOKKOS_INLINE_FUNCTION SP_MICROKERNEL_ATTR void strip_micro(int K, const T* __re
 
 #ifdef SP_HOST_AVX2
 // The same sums as strip_micro<T, MR, 2 * L, true> (fused multiply-adds in the same order), with
-// each weight broadcast right before its two FMAs so that the 2 MR accumulators stay in registers.
+// each weight broadcast right before its two FMAs so that the 2 MR accumulators stay in registers:
+// c0[r], c1[r] = the two vectors of row r's strip. Inlined into both callers below.
 template <class T, int MR>
-__attribute__((noinline)) void strip_micro_avx2(int K, const T* __restrict w, int ws, int mr, const T* __restrict x,
-                                                int64_t xs, T (&acc)[MR][2 * Avx2<T>::L]) {
+__attribute__((always_inline)) inline void strip_accumulate_avx2(int K, const T* __restrict w, int ws, int mr,
+                                                                 const T* __restrict x, int64_t xs,
+                                                                 typename Avx2<T>::V (&c0)[MR],
+                                                                 typename Avx2<T>::V (&c1)[MR]) {
   using A = Avx2<T>;
   using V = typename A::V;
   const T* wr[MR];
   for (int r = 0; r < MR; ++r) wr[r] = w + (r < mr ? r : mr - 1) * ws;
-  V c0[MR], c1[MR];
   SP_UNROLL for (int r = 0; r < MR; ++r) c0[r] = A::zero(), c1[r] = A::zero();
   for (int k = 0; k < K; ++k) {
     const T* xk = x + k * xs;
@@ -113,6 +115,15 @@ __attribute__((noinline)) void strip_micro_avx2(int K, const T* __restrict w, in
       c1[r] = A::fma(a, b1, c1[r]);
     }
   }
+}
+
+// The accumulators stored to acc, for strip_block's loops to finish.
+template <class T, int MR>
+__attribute__((noinline)) void strip_micro_avx2(int K, const T* __restrict w, int ws, int mr, const T* __restrict x,
+                                                int64_t xs, T (&acc)[MR][2 * Avx2<T>::L]) {
+  using A = Avx2<T>;
+  typename A::V c0[MR], c1[MR];
+  strip_accumulate_avx2<T, MR>(K, w, ws, mr, x, xs, c0, c1);
   SP_UNROLL for (int r = 0; r < MR; ++r) A::store(acc[r], c0[r]), A::store(acc[r] + A::L, c1[r]);
 }
 
@@ -125,19 +136,8 @@ __attribute__((noinline)) void strip_micro_avx2_store(int K, const T* __restrict
                                                       const T* b, bool relu, T* __restrict y, int64_t ys) {
   using A = Avx2<T>;
   using V = typename A::V;
-  const T* wr[MR];
-  for (int r = 0; r < MR; ++r) wr[r] = w + (r < mr ? r : mr - 1) * ws;
   V c0[MR], c1[MR];
-  SP_UNROLL for (int r = 0; r < MR; ++r) c0[r] = A::zero(), c1[r] = A::zero();
-  for (int k = 0; k < K; ++k) {
-    const T* xk = x + k * xs;
-    const V b0 = A::load(xk), b1 = A::load(xk + A::L);
-    SP_UNROLL for (int r = 0; r < MR; ++r) {
-      const V a = A::bcast(wr[r] + k);
-      c0[r] = A::fma(a, b0, c0[r]);
-      c1[r] = A::fma(a, b1, c1[r]);
-    }
-  }
+  strip_accumulate_avx2<T, MR>(K, w, ws, mr, x, xs, c0, c1);
   SP_UNROLL for (int r = 0; r < MR; ++r) {
     if (r >= mr) break;
     T* d = y + r * ys;
