@@ -14,7 +14,8 @@
 #
 # What every target is assumed to have is left out: the packages of priority
 # required/important and build-essential's closure (libc6, libstdc++6,
-# libgcc-s1, libgomp1, g++...), CMake, ninja, pkg-config and Python; and the
+# libgcc-s1, libgomp1, g++...), CMake, ninja, pkg-config, git, Python and its
+# packages; the tools only CI runs (clang-format, chromium); and the
 # compilers that the -dev packages name but building against them never runs
 # (gfortran, autoconf/automake, m4). Dependencies are resolved by apt itself,
 # simulating an install onto a status file that holds only that base set.
@@ -41,15 +42,17 @@ outdir=$(cd "$(dirname "$out")" 2>/dev/null && pwd) || { echo "bundle: error: no
 command -v apt-get >/dev/null || { echo "bundle: error: apt-get not found: run this where Debian's archive is reachable" >&2; exit 2; }
 git -C "$root" rev-parse HEAD >/dev/null 2>&1 || { echo "bundle: error: $root is not a git checkout" >&2; exit 2; }
 
-# Packages the target brings itself (toolchain and Python), and the CPU
-# baselines that only the default preset builds.
-target_has='^(build-essential|cmake|ninja-build|pkg-config|python3|python3-matplotlib|xz-utils)$'
+# Packages the target brings itself (toolchain, git, Python and its
+# packages), the tools only CI runs (the format check, the HTML report's
+# browser test), and the CPU baselines that only the default preset builds.
+target_has='^(build-essential|cmake|ninja-build|pkg-config|git|python3|python3-[a-z0-9]+|xz-utils)$'
+ci_only='^(chromium|clang-format)$'
 cpu_baselines='^(libopenblas-dev|libdnnl-dev)$'
 # Compilers and generators that -dev packages depend on but that building
 # against their libraries never runs.
 never_run='^(gfortran(-[0-9]+)?|libgfortran-[0-9]+-dev|autoconf|automake|autotools-dev|m4)$'
 
-mapfile -t wanted < <(grep -vE '^\s*(#|$)' "$root/ci/packages.txt" | grep -vE "$target_has" |
+mapfile -t wanted < <(grep -vE '^\s*(#|$)' "$root/ci/packages.txt" | grep -vE "$target_has" | grep -vE "$ci_only" |
                       { if [[ "$preset" == cuda ]]; then grep -vE "$cpu_baselines"; else cat; fi; })
 
 work=$(mktemp -d)

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# ci/gpu-run.sh [--bundle B.tar.gz [--prefix DIR] [--source DIR]] [--out DIR] [--name NAME]
+# ci/gpu-run.sh [--bundle B.tar.gz [--prefix DIR] [--source DIR] | --binary PATH]
+#               [--out DIR] [--name NAME]
 #
 # One command on a machine with an NVIDIA GPU: builds the cuda preset's
 # scaleproof (from a bundle with ci/offline-setup.sh, where no package archive
-# is reachable; else with ci/build.sh from this checkout), then on the GPU:
+# is reachable; else with ci/build.sh from this checkout; --binary PATH skips
+# the build and runs a scaleproof of the cuda preset built elsewhere against
+# the same CUDA major version, its libraries found through LD_LIBRARY_PATH),
+# then on the GPU:
 #   check      conformance of every technique (scaleproof check; its table in logs/check.log)
 #   main       the main job (scaleproof run), at --size small to fit the budget
 #   vendor     STREAM, GEMM against cuBLAS and conv against cuDNN at the large
@@ -20,20 +24,28 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "gpu-run: error: $*" >&2; exit 2; }
-bundle="" prefix="" src="" out=$root/results name=""
+bundle="" prefix="" src="" binary="" out=$root/results name=""
 while (($#)); do
   case "$1" in
     --bundle) bundle=${2:-}; shift 2 ;;
     --prefix) prefix=${2:-}; shift 2 ;;
     --source) src=${2:-}; shift 2 ;;
+    --binary) binary=${2:-}; shift 2 ;;
     --out) out=${2:-}; shift 2 ;;
     --name) name=${2:-}; shift 2 ;;
-    -h|--help) sed -n 2,20p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,24p "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
 command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || die "no NVIDIA GPU answers nvidia-smi on this machine"
 [[ -z "$bundle" || -f "$bundle" ]] || die "bundle '$bundle' not found"
+[[ -z "$bundle" || -z "$binary" ]] || die "--bundle builds, --binary runs a build: give one of them"
+if [[ -n "$binary" ]]; then
+  [[ -x "$binary" ]] || die "--binary '$binary' is not an executable file"
+  binary=$(cd "$(dirname "$binary")" && pwd)/$(basename "$binary")
+  missing=$(ldd "$binary" 2>/dev/null | awk '/not found/{print $1}' | tr '\n' ' ')
+  [[ -z "$missing" ]] || die "--binary '$binary' misses libraries (add their folders to LD_LIBRARY_PATH): $missing"
+fi
 read -r t_check t_main t_vendor t_nccl <<<"${SP_GPU_STEP_LIMITS:-90 150 120 60}"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1)
 ngpu=$(nvidia-smi -L | grep -c '^GPU')
@@ -46,7 +58,10 @@ mkdir -p "$tmp/logs"
 start=$(date +%s)
 
 # ---- build ------------------------------------------------------------------
-if [[ -n "$bundle" ]]; then
+if [[ -n "$binary" ]]; then
+  echo "gpu-run: no build: running $binary" | tee "$tmp/logs/setup.log"
+  B=$binary
+elif [[ -n "$bundle" ]]; then
   prefix=${prefix:-${XDG_CACHE_HOME:-$HOME/.cache}/scaleproof-offline}
   sargs=()
   [[ -n "$src" ]] && sargs=(--source "$src")
