@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command (README, .ci/run): set up what is missing, build, check the
-# C++ layout (ci/format-check.sh), run every
+# C++ layout (ci/format-check.sh) and that header functions holding a
+# KOKKOS_LAMBDA are marked SP_UNIT_LOCAL (ci/lambda-linkage-check.py), run every
 # CTest test (unit, cli, conformance at 1-4 ranks, benchmark smoke), then
 # compile the CUDA preset when nvcc is present so CUDA breakage is caught
 # even on machines without a GPU (nothing CUDA runs here).
@@ -10,6 +11,7 @@ cd "$root"
 start=$(date +%s)
 ci/build.sh default
 ci/format-check.sh
+ci/lambda-linkage-check.py
 ctest --preset default
 echo "ctest: $(( $(date +%s) - start )) s since start"
 if [[ -x /usr/local/cuda/bin/nvcc && "${SP_SKIP_CUDA_BUILD:-0}" != 1 ]]; then

@@ -4,6 +4,7 @@
 // Kokkos kernel on the execution space where the buffers live.
 #include <Kokkos_Core.hpp>
 #include <cstddef>
+#include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::comm {
 
@@ -12,7 +13,7 @@ enum class Op { sum, max, min };
 // acc[i] = op(acc[i], in[i]) on an execution space (the host's by default;
 // the device's when the buffers live there, as with the NCCL transport).
 template <class T, class Exec = Kokkos::DefaultHostExecutionSpace>
-void reduce_into(T* acc, const T* in, size_t n, Op op) {
+SP_UNIT_LOCAL void reduce_into(T* acc, const T* in, size_t n, Op op) {
   if (n == 0) return;
   Kokkos::RangePolicy<Exec> range(0, n);
   switch (op) {

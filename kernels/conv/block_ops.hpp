@@ -5,12 +5,13 @@
 #include <Kokkos_Core.hpp>
 
 #include "kernels/conv/conv_views.hpp"
+#include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::conv {
 
 // out = act(a + b), same shapes.
 template <class T>
-void add_act(CTensor<T> a, CTensor<T> b, Tensor<T> out, Act act) {
+SP_UNIT_LOCAL void add_act(CTensor<T> a, CTensor<T> b, Tensor<T> out, Act act) {
   const int64_t n = static_cast<int64_t>(out.size());
   Kokkos::parallel_for(
       "conv_add", Kokkos::RangePolicy<>(0, n),
@@ -20,7 +21,7 @@ void add_act(CTensor<T> a, CTensor<T> b, Tensor<T> out, Act act) {
 // out[:, c0 : c0 + count] = in[:, src0 : src0 + count]: one concatenation piece
 // (count < in's channels truncates, as the Ghost module does).
 template <class T>
-void copy_channels(CTensor<T> in, int src0, Tensor<T> out, int c0, int count) {
+SP_UNIT_LOCAL void copy_channels(CTensor<T> in, int src0, Tensor<T> out, int c0, int count) {
   const int64_t hw = int64_t(in.extent(2)) * in.extent(3);
   const int64_t per_n = count * hw;
   const int cin = static_cast<int>(in.extent(1)), cout = static_cast<int>(out.extent(1));
@@ -34,7 +35,7 @@ void copy_channels(CTensor<T> in, int src0, Tensor<T> out, int c0, int count) {
 
 // out[n][c][0][0] = mean over the H x W plane of in[n][c].
 template <class T>
-void global_avg_pool(CTensor<T> in, Tensor<T> out) {
+SP_UNIT_LOCAL void global_avg_pool(CTensor<T> in, Tensor<T> out) {
   const int C = static_cast<int>(in.extent(1));
   const int64_t hw = int64_t(in.extent(2)) * in.extent(3);
   Kokkos::parallel_for(
@@ -48,7 +49,7 @@ void global_avg_pool(CTensor<T> in, Tensor<T> out) {
 
 // out[n][c] = in[n][c] * scale[n][c][0][0].
 template <class T>
-void scale_channels(CTensor<T> in, CTensor<T> scale, Tensor<T> out) {
+SP_UNIT_LOCAL void scale_channels(CTensor<T> in, CTensor<T> scale, Tensor<T> out) {
   const int64_t hw = int64_t(in.extent(2)) * in.extent(3);
   Kokkos::parallel_for(
       "conv_scale", Kokkos::RangePolicy<>(0, static_cast<int64_t>(in.size())),

@@ -23,6 +23,7 @@
 #include "kernels/conv/conv_views.hpp"
 #include "kernels/conv/conv_gemm_strips.hpp"
 #include "scaleproof/params.hpp"
+#include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::conv {
 
@@ -59,8 +60,8 @@ KOKKOS_INLINE_FUNCTION T bilinear(const CTensor<T>& in, int n, int ic, T y, T x)
 
 // col[(ic kh + r) kw + c][oh OW + ow] = m * sample for image n.
 template <class T>
-void deform_im2col(const ConvSpec& s, int dg, CTensor<T> in, CTensor<T> off, CTensor<T> mask, bool modulated, int n,
-                   Kokkos::View<T**, Kokkos::LayoutRight> col) {
+SP_UNIT_LOCAL void deform_im2col(const ConvSpec& s, int dg, CTensor<T> in, CTensor<T> off, CTensor<T> mask,
+                                 bool modulated, int n, Kokkos::View<T**, Kokkos::LayoutRight> col) {
   const int H = static_cast<int>(in.extent(2)), W = static_cast<int>(in.extent(3));
   const int OW = s.out_w(W), P = s.out_h(H) * OW, cpg = s.c_in / dg;
   Kokkos::parallel_for(

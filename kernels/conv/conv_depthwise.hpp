@@ -59,6 +59,7 @@
 // registers and passed every input vector through the stack in 16-byte halves (a store-forwarding
 // stall per load). See host_avx2.hpp for where it applies.
 #include "kernels/conv/host_avx2.hpp"
+#include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::conv {
 
@@ -389,7 +390,7 @@ KOKKOS_INLINE_FUNCTION void dw_plane(const ConvSpec s, const T* plane, int H, in
 // empty when !s.bias. Shapes must already be validated (conv::validate).
 // Work item = one (n, c) plane.
 template <class T, class Space = Kokkos::DefaultExecutionSpace>
-void conv2d_depthwise(const ConvSpec& s, CTensor<T> in, CTensor<T> w, CVec<T> b, Tensor<T> out) {
+SP_UNIT_LOCAL void conv2d_depthwise(const ConvSpec& s, CTensor<T> in, CTensor<T> w, CVec<T> b, Tensor<T> out) {
   constexpr int RB = DepthwiseTiles<T, Space>::RB, WB = DepthwiseTiles<T, Space>::WB;
   constexpr int RB3 = DepthwiseTiles<T, Space>::RB3;
   const int N = static_cast<int>(in.extent(0)), C = static_cast<int>(in.extent(1));

@@ -19,6 +19,7 @@
 
 #include "kernels/conv/conv_direct_avx2.hpp"
 #include "kernels/conv/conv_views.hpp"
+#include "scaleproof/kokkos_compat.hpp"
 
 // OpenMP's simd hint where a host compiler sees it; nothing for device code.
 #if defined(_OPENMP) && !defined(__CUDA_ARCH__)
@@ -123,7 +124,7 @@ inline int direct_rows_per_item(const ConvSpec& s, int h, int w) {
 // out = act(conv(in, w) + b); b may be empty when !s.bias. Shapes must
 // already be validated (conv::validate) and out sized [N][C_out][OH][OW].
 template <class T, class Space = Kokkos::DefaultExecutionSpace>
-void conv2d_direct(const ConvSpec& s, CTensor<T> in, CTensor<T> w, CVec<T> b, Tensor<T> out) {
+SP_UNIT_LOCAL void conv2d_direct(const ConvSpec& s, CTensor<T> in, CTensor<T> w, CVec<T> b, Tensor<T> out) {
 #ifdef SP_HOST_AVX2
   if constexpr (detail::Avx2<T>::L > 0)
     if (s.stride == 1) return conv2d_direct_avx2<T, Space>(s, in, w, b, out);
@@ -146,13 +147,17 @@ void conv2d_direct(const ConvSpec& s, CTensor<T> in, CTensor<T> w, CVec<T> b, Te
   const int nob = cout_g / OCB, rem = cout_g - nob * OCB;
   const int ntiles_c = nob + (rem >= 4) + ((rem & 3) >= 2) + (rem & 1), nwb = (OW + WB - 1) / WB;
   Policy policy(N * G * nrb, 1);
+  // An item holds at least one output row's input rows; where these outgrow
+  // a GPU block's shared memory (many input channels) they go to the
+  // team's global-memory scratch (level 1) instead.
+  const int bytes = static_cast<int>(Scratch::shmem_size(rows_len));
+  const int level = bytes <= Policy::scratch_size_max(0) ? 0 : 1;
   Kokkos::parallel_for(
-      "conv2d_direct", policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(rows_len))),
-      KOKKOS_LAMBDA(const Member& m) {
+      "conv2d_direct", policy.set_scratch_size(level, Kokkos::PerTeam(bytes)), KOKKOS_LAMBDA(const Member& m) {
         const int item = m.league_rank();
         const int rb = item % nrb, g = (item / nrb) % G, n = item / (nrb * G);
         const int oh0 = rb * R, ih0 = oh0 * s.stride - s.pad_h;
-        Scratch rows(m.team_scratch(0), rows_len);
+        Scratch rows(m.team_scratch(level), rows_len);
         // Zero-padded copy of this item's input rows, one (channel, row) per thread.
         Kokkos::parallel_for(Kokkos::TeamThreadRange(m, cin_g * in_rows), [&](const int cr) {
           const int ic = cr / in_rows, ih = ih0 + cr % in_rows;

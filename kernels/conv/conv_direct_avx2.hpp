@@ -44,6 +44,7 @@
 
 #include "kernels/conv/conv_views.hpp"
 #include "kernels/gemm/gemm_tiled.hpp"  // SP_UNROLL
+#include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::conv {
 
@@ -118,7 +119,7 @@ inline int direct_avx2_rows_per_item(const ConvSpec& s, int h, int w) {
 
 // out = act(conv(in, w) + b) for s.stride == 1; same contract as conv2d_direct.
 template <class T, class Space>
-void conv2d_direct_avx2(const ConvSpec& s, CTensor<T> in, CTensor<T> w, CVec<T> b, Tensor<T> out) {
+SP_UNIT_LOCAL void conv2d_direct_avx2(const ConvSpec& s, CTensor<T> in, CTensor<T> w, CVec<T> b, Tensor<T> out) {
   constexpr int OCB = DirectAvx2Tiles<T>::OCB, WB = DirectAvx2Tiles<T>::WB;
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;

@@ -43,6 +43,7 @@
 // host builds the tile is written with intrinsics, one weight live at a time.
 // See host_avx2.hpp for where it applies.
 #include "kernels/conv/host_avx2.hpp"
+#include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::conv {
 
@@ -182,7 +183,8 @@ KOKKOS_INLINE_FUNCTION void strip_block(int kc, const T* w, int ws, bool first, 
 
 // For n < batch and g < d.G: Y[n][g] = act(W[g] X[n][g] + b[g]) (layouts in StripGemm); b may be null.
 template <class T, class Space = Kokkos::DefaultExecutionSpace>
-void strip_gemm(const char* label, int batch, const StripGemm d, const T* w, const T* x, const T* b, T* y, Act act) {
+SP_UNIT_LOCAL void strip_gemm(const char* label, int batch, const StripGemm d, const T* w, const T* x, const T* b, T* y,
+                              Act act) {
   constexpr int MR = StripTiles<T, Space>::MR, NR = StripTiles<T, Space>::NR, KC = StripTiles<T, Space>::KC;
   const int P = d.P, M = d.M, K = d.K, G = d.G;
   const int nstrips = (P + NR - 1) / NR;

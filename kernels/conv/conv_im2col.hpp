@@ -23,6 +23,7 @@
 
 #include "kernels/conv/conv_views.hpp"
 #include "kernels/conv/conv_gemm_strips.hpp"
+#include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::conv {
 
@@ -50,8 +51,8 @@ int im2col_chunk(const ConvSpec& s, int n, int h, int w) {
 // images per chunk. b may be empty when !s.bias. Shapes must already be
 // validated (conv::validate).
 template <class T, class Space = Kokkos::DefaultExecutionSpace>
-void conv2d_im2col(const ConvSpec& s, CTensor<T> in, CTensor<T> w, CVec<T> b, Tensor<T> out,
-                   Kokkos::View<T**, Kokkos::LayoutRight> col) {
+SP_UNIT_LOCAL void conv2d_im2col(const ConvSpec& s, CTensor<T> in, CTensor<T> w, CVec<T> b, Tensor<T> out,
+                                 Kokkos::View<T**, Kokkos::LayoutRight> col) {
   const int N = static_cast<int>(in.extent(0)), H = static_cast<int>(in.extent(2)), W = static_cast<int>(in.extent(3));
   const int OH = s.out_h(H), OW = s.out_w(W), G = s.groups;
   const int K = s.cin_g() * s.kh * s.kw, cout_g = s.cout_g(), P = OH * OW;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::kernels {
 
@@ -189,8 +190,8 @@ KOKKOS_INLINE_FUNCTION Acc gemm_widen(const S& x, long) {
 // Each element is sum_k in order within a KC slice, the slices added to C
 // in order: for K <= KC, a sequential dot product started from 0 (or C).
 template <class Acc, class SA, class SB, class Space = Kokkos::DefaultExecutionSpace>
-void gemm_tiled_batched(int batch, int M, int N, int K, GemmOperand<const SA> A, GemmOperand<const SB> B,
-                        GemmOperand<Acc> C, bool accumulate = false) {
+SP_UNIT_LOCAL void gemm_tiled_batched(int batch, int M, int N, int K, GemmOperand<const SA> A, GemmOperand<const SB> B,
+                                      GemmOperand<Acc> C, bool accumulate = false) {
   using T = Acc;
   using Tiles = GemmTiles<T, Space>;
   constexpr int MR = Tiles::MR, NR = Tiles::NR, MC = Tiles::MC, NC = Tiles::NC, KC = Tiles::KC;

@@ -16,6 +16,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>
+#include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::hybrid {
 
@@ -35,7 +36,7 @@ struct PartitionChunk {
 // out[e] = the ring's sum over r < p of parts[r n + e], in the order above;
 // chunk_of(e) is the ring chunk of element e. out may not alias parts.
 template <class T, class ChunkOf>
-void ring_order_sum(const T* parts, int p, size_t n, ChunkOf chunk_of, T* out) {
+SP_UNIT_LOCAL void ring_order_sum(const T* parts, int p, size_t n, ChunkOf chunk_of, T* out) {
   Kokkos::parallel_for(
       "hybrid_ring_order_sum", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const size_t e) {
         const int c = chunk_of(e);

@@ -22,6 +22,7 @@
 #include "kernels/modelparallel/dense.hpp"
 #include "kernels/nn/activations.hpp"
 #include "kernels/nn/softmax.hpp"
+#include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::mp {
 
@@ -47,8 +48,8 @@ sp::nn::Batched<T> probs(T* base, const AttnShape& sh, sp::nn::Op op) {
 // for 16-bit S the tiled GEMM accumulates in fp32 into a temporary, which is
 // then rounded once into C's storage.
 template <class S>
-void batched(int batch, int M, int N, int K, sp::nn::Batched<const S> A, sp::nn::Batched<const S> B,
-             sp::nn::Batched<S> C) {
+SP_UNIT_LOCAL void batched(int batch, int M, int N, int K, sp::nn::Batched<const S> A, sp::nn::Batched<const S> B,
+                           sp::nn::Batched<S> C) {
   using Acc = typename sp::nn::AccOf<S>::type;
   if constexpr (std::is_same<S, Acc>::value) {
     sp::nn::gemm_batched<S>(batch, M, N, K, A, B, C);
@@ -91,7 +92,7 @@ inline void attention_forward(const AttnShape& sh, CMat QKV, Mat O, Mat P) {
 // Given dO, the gradient of QKV: dS = P (dP - rowsum(dP P)), dP = dO V^T;
 // dQ = scale dS K, dK = scale dS^T Q, dV = P^T dO. dS is scratch like P.
 template <class T>
-void attention_backward(const AttnShape& sh, const T* qkv, const T* P, const T* dO, T* dS, T* g) {
+SP_UNIT_LOCAL void attention_backward(const AttnShape& sh, const T* qkv, const T* P, const T* dO, T* dS, T* g) {
   using sp::nn::Op;
   using detail::head_cols, detail::probs;
   const int s = sh.s, d = sh.d, hl = sh.hl(), batch = sh.b * sh.heads;

@@ -14,6 +14,7 @@
 
 #include "kernels/gemm/gemm_tiled.hpp"
 #include "kernels/precision/float16.hpp"
+#include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::nn {
 
@@ -63,7 +64,7 @@ kernels::GemmOperand<const S> operand(const S* p, int64_t ld, Op op) {
 // Copies an M x N matrix between storage types, widening or rounding once
 // (leading dimensions lds and ldd).
 template <class From, class To>
-void convert(int M, int N, const From* src, int64_t lds, To* dst, int64_t ldd) {
+SP_UNIT_LOCAL void convert(int M, int N, const From* src, int64_t lds, To* dst, int64_t ldd) {
   Kokkos::parallel_for(
       "nn_convert", Kokkos::RangePolicy<>(0, int64_t(M) * N), KOKKOS_LAMBDA(const int64_t idx) {
         const int64_t i = idx / N, j = idx % N;

@@ -25,8 +25,9 @@ namespace sp::nn {
 
 // y, and per row its mean and rstd (kept for the backward).
 template <class S>
-void layernorm_forward(int rows, int n, const S* x, const S* gamma, const S* beta, typename AccOf<S>::type eps, S* y,
-                       typename AccOf<S>::type* mean, typename AccOf<S>::type* rstd) {
+SP_UNIT_LOCAL void layernorm_forward(int rows, int n, const S* x, const S* gamma, const S* beta,
+                                     typename AccOf<S>::type eps, S* y, typename AccOf<S>::type* mean,
+                                     typename AccOf<S>::type* rstd) {
   using A = typename AccOf<S>::type;
   Kokkos::parallel_for(
       "nn_layernorm", Kokkos::RangePolicy<>(0, rows), KOKKOS_LAMBDA(const int r) {
@@ -45,9 +46,9 @@ void layernorm_forward(int rows, int n, const S* x, const S* gamma, const S* bet
 
 // dx (rows x n, in S), dgamma and dbeta (n, in AccOf<S>, overwritten).
 template <class S>
-void layernorm_backward(int rows, int n, const S* x, const S* gamma, const typename AccOf<S>::type* mean,
-                        const typename AccOf<S>::type* rstd, const S* dy, S* dx, typename AccOf<S>::type* dgamma,
-                        typename AccOf<S>::type* dbeta) {
+SP_UNIT_LOCAL void layernorm_backward(int rows, int n, const S* x, const S* gamma, const typename AccOf<S>::type* mean,
+                                      const typename AccOf<S>::type* rstd, const S* dy, S* dx,
+                                      typename AccOf<S>::type* dgamma, typename AccOf<S>::type* dbeta) {
   using A = typename AccOf<S>::type;
   Kokkos::parallel_for(
       "nn_layernorm_grad_x", Kokkos::RangePolicy<>(0, rows), KOKKOS_LAMBDA(const int r) {

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "kernels/nn/gemm.hpp"
+#include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::nn {
 
@@ -27,7 +28,7 @@ struct LinearShape {
 // Y (batch x out) = X W' (+ b when b is not null: added to the accumulated
 // product, then rounded once into S).
 template <class S>
-void linear_forward(const LinearShape& sh, const S* X, const S* W, const S* b, S* Y) {
+SP_UNIT_LOCAL void linear_forward(const LinearShape& sh, const S* X, const S* W, const S* b, S* Y) {
   using Acc = typename AccOf<S>::type;
   if (!b) {
     gemm(Op::N, sh.fwd(), sh.batch, sh.out, sh.in, X, sh.in, W, sh.ldw(), Y, sh.out);
@@ -66,8 +67,8 @@ void linear_backward_input(const LinearShape& sh, const SY* dY, const SW* W, SX*
 // W, columns of an [in x out] one): dW' = X^T dY; db[j] = sum_b dY[b][j]
 // when db is not null. Accumulating adds to dW (micro-batches).
 template <class SX, class SY, class SW>
-void linear_backward_weight(const LinearShape& sh, const SX* X, const SY* dY, SW* dW, SW* db, int lo, int hi,
-                            bool accumulate = false) {
+SP_UNIT_LOCAL void linear_backward_weight(const LinearShape& sh, const SX* X, const SY* dY, SW* dW, SW* db, int lo,
+                                          int hi, bool accumulate = false) {
   const int n = hi - lo;
   if (n <= 0) return;
   if (sh.w == Weights::out_in)  // dW[lo:hi, :] = dY[:, lo:hi]^T X

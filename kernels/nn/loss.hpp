@@ -10,12 +10,13 @@
 #include <cstdint>
 
 #include "kernels/nn/gemm.hpp"
+#include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::nn {
 
 // d = c (y - t), rounded once into d's storage type.
 template <class SY, class ST, class SD, class C>
-void mse_grad(const SY* y, const ST* t, SD* d, int64_t n, C c) {
+SP_UNIT_LOCAL void mse_grad(const SY* y, const ST* t, SD* d, int64_t n, C c) {
   Kokkos::parallel_for(
       "nn_mse_grad", Kokkos::RangePolicy<>(0, n),
       KOKKOS_LAMBDA(const int64_t i) { d[i] = store_as<SD>(c * (load(y[i]) - load(t[i])), 0); });
@@ -23,7 +24,7 @@ void mse_grad(const SY* y, const ST* t, SD* d, int64_t n, C c) {
 
 // mean((y - t)^2), residuals and sum in double.
 template <class SY, class ST>
-double mse_loss(const SY* y, const ST* t, int64_t n) {
+SP_UNIT_LOCAL double mse_loss(const SY* y, const ST* t, int64_t n) {
   double sum = 0;
   Kokkos::parallel_reduce(
       "nn_mse", Kokkos::RangePolicy<>(0, n),

@@ -24,7 +24,7 @@ struct AdamConfig {
 // Adam on n elements. Exec selects where it runs (the default space, or the
 // host for an offloaded optimizer); the pointers must be accessible from it.
 template <class T, class Exec = Kokkos::DefaultExecutionSpace>
-void adam_update(T* theta, const T* g, T* m, T* v, size_t n, const AdamConfig& c, int t) {
+SP_UNIT_LOCAL void adam_update(T* theta, const T* g, T* m, T* v, size_t n, const AdamConfig& c, int t) {
   const T lr = T(c.lr), b1 = T(c.beta1), b2 = T(c.beta2), eps = T(c.eps);
   const T c1 = T(1) - T(std::pow(b1, t)), c2 = T(1) - T(std::pow(b2, t));
   Kokkos::parallel_for(
@@ -39,14 +39,14 @@ void adam_update(T* theta, const T* g, T* m, T* v, size_t n, const AdamConfig& c
 
 // master -= f g (g in any storage type, widened to fp32).
 template <class S>
-void sgd_update(float* master, const S* g, float f, size_t n) {
+SP_UNIT_LOCAL void sgd_update(float* master, const S* g, float f, size_t n) {
   Kokkos::parallel_for(
       "nn_sgd", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(size_t i) { master[i] -= f * load(g[i]); });
 }
 
 // w = master rounded into w's storage type (the working copy).
 template <class S>
-void cast_to(const float* master, S* w, size_t n) {
+SP_UNIT_LOCAL void cast_to(const float* master, S* w, size_t n) {
   Kokkos::parallel_for(
       "nn_cast", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(size_t i) { w[i] = store_as<S>(master[i], 0); });
 }

@@ -31,7 +31,7 @@ struct SoftmaxShape {
 
 // In place: x (scores) becomes P.
 template <class S>
-void softmax_forward(const SoftmaxShape& sh, S* x, typename AccOf<S>::type scale) {
+SP_UNIT_LOCAL void softmax_forward(const SoftmaxShape& sh, S* x, typename AccOf<S>::type scale) {
   using A = typename AccOf<S>::type;
   const int cols = sh.cols, s = sh.causal_block;
   const int64_t ld = sh.ld;
@@ -70,7 +70,7 @@ void softmax_forward(const SoftmaxShape& sh, S* x, typename AccOf<S>::type scale
 // In place: dp (the gradient with respect to P) becomes the gradient with
 // respect to the scaled scores.
 template <class S>
-void softmax_backward(const SoftmaxShape& sh, const S* P, S* dp) {
+SP_UNIT_LOCAL void softmax_backward(const SoftmaxShape& sh, const S* P, S* dp) {
   using A = typename AccOf<S>::type;
   const int cols = sh.cols, s = sh.causal_block;
   const int64_t ld = sh.ld;

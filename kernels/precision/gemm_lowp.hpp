@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "kernels/precision/float16.hpp"
+#include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::kernels {
 
@@ -49,8 +50,9 @@ struct MulAcc<int32_t> {
 };
 
 template <class S, class Acc>
-void gemm_lowp(Kokkos::View<const S**, Kokkos::LayoutRight> A, Kokkos::View<const S**, Kokkos::LayoutRight> B,
-               Kokkos::View<Acc**, Kokkos::LayoutRight> C) {
+SP_UNIT_LOCAL void gemm_lowp(Kokkos::View<const S**, Kokkos::LayoutRight> A,
+                             Kokkos::View<const S**, Kokkos::LayoutRight> B,
+                             Kokkos::View<Acc**, Kokkos::LayoutRight> C) {
   constexpr int MB = 8, KC = 128;  // rows per work item, K panel depth
   const int M_ = static_cast<int>(C.extent(0)), N_ = static_cast<int>(C.extent(1)), K_ = static_cast<int>(A.extent(1));
   const int blocks = (M_ + MB - 1) / MB;

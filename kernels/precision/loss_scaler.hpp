@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "kernels/precision/float16.hpp"
+#include "scaleproof/kokkos_compat.hpp"
 #include "scaleproof/params.hpp"
 
 namespace sp::precision {
@@ -22,7 +23,7 @@ KOKKOS_INLINE_FUNCTION bool finite_f32(bf16_t x) { return (x.bits & 0x7f80u) != 
 // Number of inf/NaN elements of a gradient buffer (a Sum reduction: works
 // with every Kokkos version and back end, unlike Max reducers on half types).
 template <class S>
-int64_t count_nonfinite(Kokkos::View<const S*> g) {
+SP_UNIT_LOCAL int64_t count_nonfinite(Kokkos::View<const S*> g) {
   int64_t bad = 0;
   Kokkos::parallel_reduce(
       "count_nonfinite", g.extent(0), KOKKOS_LAMBDA(const int64_t i, int64_t& n) { n += finite_f32(g(i)) ? 0 : 1; },

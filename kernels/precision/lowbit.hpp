@@ -25,6 +25,7 @@
 #include <string>
 
 #include "kernels/precision/quantize.hpp"
+#include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::precision {
 
@@ -88,7 +89,8 @@ KOKKOS_INLINE_FUNCTION int popcount64(uint64_t x) {
 }
 
 // Quantizes W^T (N x K) per group to `bits` bits, uniform or log2.
-inline LowbitWeights quantize_lowbit(const Mat<const float>& wt, LowbitScheme scheme, int bits, int group) {
+SP_UNIT_LOCAL inline LowbitWeights quantize_lowbit(const Mat<const float>& wt, LowbitScheme scheme, int bits,
+                                                   int group) {
   require_finite(wt, "weights");
   const int N = int(wt.extent(0)), K = int(wt.extent(1)), G = K / group, per = 8 / bits;
   LowbitWeights w;
@@ -136,7 +138,7 @@ inline LowbitWeights quantize_lowbit(const Mat<const float>& wt, LowbitScheme sc
 }
 
 // Sign bits (bit k%64 of word k/64 set when x >= 0; padding bits 0) and mean |x| of each row.
-inline BinaryRows binarize_rows(const Mat<const float>& x) {
+SP_UNIT_LOCAL inline BinaryRows binarize_rows(const Mat<const float>& x) {
   require_finite(x, "binary operand");
   const int R = int(x.extent(0)), K = int(x.extent(1)), W = (K + 63) / 64;
   BinaryRows b{decltype(b.signs)("binary_signs", R, W), Kokkos::View<float*>("binary_mean_abs", R)};
@@ -174,7 +176,7 @@ inline LowbitWeights binarize_weights(const Mat<const float>& wt) {
 // codes are unpacked CH at a time into an int8 buffer that all MB rows then
 // dot with their activations (contiguous int8 x int8 -> int32 loops).
 template <int BITS, bool LOG>
-void gemm_lowbit_packed(const Quantized& qa, const LowbitWeights& w, const Mat<float>& C) {
+SP_UNIT_LOCAL void gemm_lowbit_packed(const Quantized& qa, const LowbitWeights& w, const Mat<float>& C) {
   constexpr int MB = 8, PER = 8 / BITS, CH = 64;  // CH: codes per unpack, a multiple of PER
   const int M = int(C.extent(0)), N = int(C.extent(1)), group = w.group, G = w.K / group;
   auto a = qa.q;
@@ -210,7 +212,7 @@ void gemm_lowbit_packed(const Quantized& qa, const LowbitWeights& w, const Mat<f
 }
 
 // C_ij = (beta_i alpha_j) (K - 2 popcount(a_i xor w_j)).
-inline void gemm_xnor(const BinaryRows& a, const LowbitWeights& w, const Mat<float>& C) {
+SP_UNIT_LOCAL inline void gemm_xnor(const BinaryRows& a, const LowbitWeights& w, const Mat<float>& C) {
   const int M = int(C.extent(0)), N = int(C.extent(1)), K = w.K, W = int(w.signs.extent(1));
   auto as = a.signs;
   auto beta = a.mean_abs;

@@ -13,6 +13,7 @@
 
 #include "kernels/precision/loss_scaler.hpp"
 #include "scaleproof/params.hpp"
+#include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::precision {
 
@@ -46,7 +47,7 @@ inline void require_finite(const Mat<const float>& x, const char* what) {
 }
 
 // Absmax scales: max|x| / 127 per group.
-inline Kokkos::View<float*> absmax_scales(const Mat<const float>& x, QuantAxis axis) {
+SP_UNIT_LOCAL inline Kokkos::View<float*> absmax_scales(const Mat<const float>& x, QuantAxis axis) {
   const int M = int(x.extent(0)), N = int(x.extent(1));
   const int groups = axis == QuantAxis::tensor ? 1 : axis == QuantAxis::row ? M : N;
   Kokkos::View<float*> s("scale", groups);
@@ -66,7 +67,8 @@ inline Kokkos::View<float*> absmax_scales(const Mat<const float>& x, QuantAxis a
   return s;
 }
 
-inline Quantized quantize_with_scales(const Mat<const float>& x, QuantAxis axis, Kokkos::View<float*> scale) {
+SP_UNIT_LOCAL inline Quantized quantize_with_scales(const Mat<const float>& x, QuantAxis axis,
+                                                    Kokkos::View<float*> scale) {
   require_finite(x, "input");
   auto hs = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), scale);
   for (size_t g = 0; g < hs.extent(0); ++g)
@@ -91,7 +93,8 @@ inline Quantized quantize(const Mat<const float>& x, QuantAxis axis) {
 
 // C = (sa sb) * acc: the int32 accumulators of qa qb back to fp32. A's
 // scale follows its rows (or is per tensor), B's its columns.
-inline void rescale(const Mat<const int32_t>& acc, const Quantized& a, const Quantized& b, const Mat<float>& c) {
+SP_UNIT_LOCAL inline void rescale(const Mat<const int32_t>& acc, const Quantized& a, const Quantized& b,
+                                  const Mat<float>& c) {
   auto sa = a.scale, sb = b.scale;
   const QuantAxis ax = a.axis, bx = b.axis;
   Kokkos::parallel_for(

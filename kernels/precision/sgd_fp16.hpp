@@ -7,11 +7,12 @@
 #include <Kokkos_Core.hpp>
 
 #include "kernels/precision/float16.hpp"
+#include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::precision {
 
 // w16 <- fp16(w16 - u16), `steps` times.
-inline void sgd_pure_fp16(Kokkos::View<fp16_t*> w16, Kokkos::View<const fp16_t*> u16, int64_t steps) {
+SP_UNIT_LOCAL inline void sgd_pure_fp16(Kokkos::View<fp16_t*> w16, Kokkos::View<const fp16_t*> u16, int64_t steps) {
   for (int64_t s = 0; s < steps; ++s)
     Kokkos::parallel_for(
         "sgd_fp16", w16.extent(0),
@@ -19,8 +20,8 @@ inline void sgd_pure_fp16(Kokkos::View<fp16_t*> w16, Kokkos::View<const fp16_t*>
 }
 
 // master <- master - u, `steps` times, then w16 <- fp16(master).
-inline void sgd_master_fp32(Kokkos::View<float*> master, Kokkos::View<const float*> u, Kokkos::View<fp16_t*> w16,
-                            int64_t steps) {
+SP_UNIT_LOCAL inline void sgd_master_fp32(Kokkos::View<float*> master, Kokkos::View<const float*> u,
+                                          Kokkos::View<fp16_t*> w16, int64_t steps) {
   for (int64_t s = 0; s < steps; ++s)
     Kokkos::parallel_for(
         "sgd_master", master.extent(0), KOKKOS_LAMBDA(const int64_t i) { master(i) -= u(i); });

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <numeric>
 #include <vector>
+#include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::precision {
 
@@ -61,8 +62,8 @@ inline Csr to_csr(const std::vector<float>& w, const std::vector<char>& mask, in
 // Y = W X with W in CSR: one row of Y per work item, accumulated in place
 // while the rows of X selected by the row's nonzeros stream past (contiguous
 // inner loop over the N columns).
-inline void spmm_csr(const Csr& w, Kokkos::View<const float**, Kokkos::LayoutRight> X,
-                     Kokkos::View<float**, Kokkos::LayoutRight> Y) {
+SP_UNIT_LOCAL inline void spmm_csr(const Csr& w, Kokkos::View<const float**, Kokkos::LayoutRight> X,
+                                   Kokkos::View<float**, Kokkos::LayoutRight> Y) {
   auto rp = w.row_ptr;
   auto col = w.col;
   auto val = w.val;

@@ -5,6 +5,7 @@
 // them to cover the FMA latency x throughput of a core (10 vectors of
 // 256 bits here); on a GPU each thread simply has LANES independent chains.
 #include <Kokkos_Core.hpp>
+#include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::kernels {
 
@@ -15,7 +16,7 @@ struct FmaLanes {
 
 // out(w) = sum of the lanes of item w after iters steps from x0(w, lane).
 template <class T>
-void fma_chain(Kokkos::View<T*> out, int64_t items, int64_t iters, T a, T b) {
+SP_UNIT_LOCAL void fma_chain(Kokkos::View<T*> out, int64_t items, int64_t iters, T a, T b) {
   constexpr int L = FmaLanes<T>::value;
   Kokkos::parallel_for(
       "fma_chain", Kokkos::RangePolicy<>(0, items), KOKKOS_LAMBDA(const int64_t w) {

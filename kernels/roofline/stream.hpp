@@ -2,6 +2,7 @@
 // STREAM-style kernels (McCalpin; BabelStream's formulation): one source for
 // every Kokkos back end. a, b, c are device arrays; q is the scalar.
 #include <Kokkos_Core.hpp>
+#include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::kernels {
 
@@ -12,7 +13,7 @@ constexpr int stream_words(StreamOp op) { return op == StreamOp::copy || op == S
 constexpr int stream_flops(StreamOp op) { return op == StreamOp::copy ? 0 : op == StreamOp::triad ? 2 : 1; }
 
 template <class T>
-void stream(StreamOp op, Kokkos::View<T*> a, Kokkos::View<T*> b, Kokkos::View<T*> c, T q) {
+SP_UNIT_LOCAL void stream(StreamOp op, Kokkos::View<T*> a, Kokkos::View<T*> b, Kokkos::View<T*> c, T q) {
   const auto range = Kokkos::RangePolicy<>(0, a.extent(0));
   switch (op) {
     case StreamOp::copy:

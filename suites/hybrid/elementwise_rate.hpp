@@ -18,6 +18,7 @@
 #include "kernels/nn/activations.hpp"
 #include "kernels/nn/layernorm.hpp"
 #include "scaleproof/measure.hpp"
+#include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::hybrid {
 
@@ -25,7 +26,7 @@ inline constexpr const char* kElementwiseRateCounter = "elementwise_bytes_per_s"
 
 // Distinct values (rows of nonzero variance), rounded once into T.
 template <class T>
-void elementwise_fill(Kokkos::View<T*> v, int mod) {
+SP_UNIT_LOCAL void elementwise_fill(Kokkos::View<T*> v, int mod) {
   Kokkos::parallel_for(
       "ew_fill", Kokkos::RangePolicy<>(0, v.size()),
       KOKKOS_LAMBDA(const size_t i) { v(i) = nn::store_as<T>(float(i % size_t(mod)) * 0.125f - 1.0f, 0); });
