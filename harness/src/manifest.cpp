@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <array>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "scaleproof/comm.hpp"
@@ -63,17 +65,19 @@ std::string source_tree_commit() {
 
 #ifdef SP_HAVE_CUDA
 // The kernel driver's version as the driver itself reports it (the CUDA
-// runtime reports only the CUDA version the driver supports).
+// runtime reports only the CUDA version the driver supports): the first
+// dotted number after "Kernel Module", whatever words stand between (the open
+// module reads "Kernel Module for x86_64  580.159.04").
 std::string gpu_driver() {
   std::ifstream f("/proc/driver/nvidia/version");
   std::string line;
   if (!std::getline(f, line)) return "none";
   const auto k = line.find("Kernel Module");
   if (k == std::string::npos) return line;
-  std::string rest = line.substr(k + 13);
-  const auto b = rest.find_first_not_of(" \t");
-  const auto e = rest.find_first_of(" \t", b);
-  return b == std::string::npos ? line : rest.substr(b, e - b);
+  std::istringstream words(line.substr(k + 13));
+  for (std::string w; words >> w;)
+    if (std::isdigit(static_cast<unsigned char>(w[0])) && w.find('.') != std::string::npos) return w;
+  return line;
 }
 #endif
 

@@ -186,6 +186,16 @@ int run_benchmarks(const std::vector<Case>& cases, const BenchOptions& opt) {
           ->ComputeStatistics("max", max_of);
     }
   NullReporter quiet;
+  // The technique a benchmark holds is torn down before this returns, also
+  // when a benchmark throws: its Views must not outlive Kokkos::finalize.
+  struct ReleaseActive {
+    ~ReleaseActive() {
+      try {
+        active().release();
+      } catch (...) {
+      }
+    }
+  } release_active;
   size_t n = 0;
   if (root && opt.console)
     n = benchmark::RunSpecifiedBenchmarks();

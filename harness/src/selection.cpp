@@ -94,6 +94,7 @@ std::vector<Case> select_cases(const Filter& f, int nranks, std::vector<std::str
     }
     if (variants.empty()) continue;
     std::vector<std::string> seen;
+    bool rank_rejected = false, selected = false;
     for (auto& ps : r.info.param_sets) {
       if (!f.sizes.empty() && std::find(f.sizes.begin(), f.sizes.end(), ps.size) == f.sizes.end()) continue;
       Params p = ps.params;
@@ -102,10 +103,22 @@ std::vector<Case> select_cases(const Filter& f, int nranks, std::vector<std::str
       if (contains(seen, p.label())) continue;
       seen.push_back(p.label());
       check_params(r.info, p);
-      proto->validate(p, nranks);
+      // A declared set that cannot run at this rank count (a pipeline with
+      // fewer layers than stages x chunks) is left out of a selection that
+      // neither names the technique nor overrides a parameter; asked for,
+      // it is bad input.
+      try {
+        proto->validate(p, nranks);
+      } catch (const InputError&) {
+        if (named || !overrides.empty()) throw;
+        rank_rejected = true;
+        continue;
+      }
       check_memory(r.info.name, proto->counts(p, nranks), p);
       cases.push_back({&r, ps.size, p, variants});
+      selected = true;
     }
+    if (rank_rejected && !selected && skipped) skipped->push_back(r.info.name);
   }
   // Overrides that no selected technique knows are a typo, not a no-op.
   for (auto& [k, v] : overrides.items()) {

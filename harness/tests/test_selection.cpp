@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "selection.hpp"
 
 using sp::Filter;
@@ -36,4 +38,19 @@ TEST(Selection, VariantFilter) {
   auto cases = sp::select_cases(Filter{{}, {"gemm"}, {sp::Size::small}, {}, {"kokkos"}}, 1);
   for (auto& c : cases) EXPECT_EQ(c.variants, std::vector<std::string>{"kokkos"});
   EXPECT_THROW(sp::select_cases(Filter{{}, {"gemm"}, {sp::Size::small}, {}, {"nosuch"}}, 1), InputError);
+}
+
+TEST(Selection, SetsThatCannotRunAtTheRankCount) {
+  // pipeline_interleaved's small sets have 8 layers and v = 2: at 8 ranks
+  // they cannot fill 16 chunks. Through the family they are left out (the
+  // technique is reported skipped when none remains); named, an error.
+  std::vector<std::string> skipped;
+  auto cases = sp::select_cases(Filter{{"modelparallel"}, {}, {sp::Size::small}, {}, {}}, 8, &skipped);
+  for (auto& c : cases) {
+    if (c.tech->info.name != "pipeline_interleaved") continue;
+    EXPECT_LE(8 * c.params.i("v"), c.params.i("L")) << c.params.label();
+  }
+  EXPECT_NE(std::find(skipped.begin(), skipped.end(), "pipeline_interleaved"), skipped.end());
+  EXPECT_THROW(sp::select_cases(Filter{{}, {"pipeline_interleaved"}, {sp::Size::small}, {}, {}}, 8), InputError);
+  EXPECT_THROW(sp::select_cases(Filter{{"modelparallel"}, {}, {sp::Size::small}, {"L=8"}, {}}, 8), InputError);
 }
