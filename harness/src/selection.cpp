@@ -110,7 +110,7 @@ std::vector<Case> select_cases(const Filter& f, int nranks, std::vector<std::str
       try {
         proto->validate(p, nranks);
       } catch (const InputError&) {
-        if (named || !overrides.empty()) throw;
+        if (named || !overrides.items().empty()) throw;
         rank_rejected = true;
         continue;
       }
