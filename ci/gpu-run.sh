@@ -18,7 +18,9 @@
 # cuBLAS, cuDNN, NCCL versions), manifest.json (the main job's), system.txt
 # (nvidia-smi, nvcc), the logs, and summary.md, the table printed last.
 # Each step has a time limit (SP_GPU_STEP_LIMITS, seconds: check main vendor
-# nccl) so that the whole run stays within 10 minutes on one H100 and 16 cores;
+# nccl; default 60 270 150 40, 520 s in all, sized from the step durations
+# in results/gpu-h200-20261126), so that with --binary the run stays within
+# 10 minutes;
 # a step that fails or runs out of time is reported in the table, and the
 # exit code is 1.
 set -uo pipefail
@@ -46,7 +48,7 @@ if [[ -n "$binary" ]]; then
   missing=$(ldd "$binary" 2>/dev/null | awk '/not found/{print $1}' | tr '\n' ' ')
   [[ -z "$missing" ]] || die "--binary '$binary' misses libraries (add their folders to LD_LIBRARY_PATH): $missing"
 fi
-read -r t_check t_main t_vendor t_nccl <<<"${SP_GPU_STEP_LIMITS:-90 150 120 60}"
+read -r t_check t_main t_vendor t_nccl <<<"${SP_GPU_STEP_LIMITS:-60 270 150 40}"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n1)
 ngpu=$(nvidia-smi -L | grep -c '^GPU')
 name=${name:-gpu-$(echo "$gpu" | tr 'A-Z' 'a-z' | grep -oE 'h100|h200|a100|b200|l40s?|[a-z][0-9]{2,4}' | head -n1)-$(date -u +%Y%m%d)}
