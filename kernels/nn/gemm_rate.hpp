@@ -2,15 +2,17 @@
 // The "fraction of GEMM rate" verdict of the training techniques: their
 // FLOP/s over the FLOP/s of the project's GEMM (the same tiled kernel behind
 // nn::gemm) at the matrix shapes they multiply, in the same process and
-// storage type. A technique lists its products (gemm_shapes), reports
-// gemm_rate() as a counter (kGemmRateCounter), and its predict() calls
-// append_gemm_rate_verdict(). Judged only at one rank, where a step is
+// storage type. A technique lists its products (gemm_shapes), has them
+// timed in turn with its own call (GemmAtShapes, gemm_rate_probe), and its
+// predict() calls append_gemm_rate_verdict(). Judged only at one rank, where a step is
 // nothing but its arithmetic; with more ranks communication and waiting
 // enter and the ratio is reported as INFO.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,43 +34,81 @@ struct GemmShape {
   double flops() const { return 2.0 * m * n * k * count; }
 };
 
-// FLOP/s of nn::gemm with storage S at these shapes: each shape's time per
-// call is the measurement service's (per_call_seconds: called until 5 ms
-// have passed, at least twice, median of three such runs), and the rate is
-// total FLOPs over the total time.
-template <class S>
-double gemm_rate(const std::vector<GemmShape>& shapes) {
-  double flops = 0, seconds = 0;
-  for (const auto& sh : shapes) {
-    if (sh.m <= 0 || sh.n <= 0 || sh.k <= 0 || sh.count <= 0) continue;
-    Kokkos::View<S*> A("rate_a", size_t(sh.m) * sh.k), B("rate_b", size_t(sh.k) * sh.n),
-        C("rate_c", size_t(sh.m) * sh.n);
-    auto call = [&] { gemm(Op::N, Op::N, sh.m, sh.n, sh.k, A.data(), sh.k, B.data(), sh.n, C.data(), sh.n); };
-    call();
-    Kokkos::fence();
-    flops += sh.flops();
-    seconds += per_call_seconds(call, 5e-3, 2, 3) * sh.count;
+// The products of one call of a technique, for the GEMM-rate comparison:
+// the service times them and the technique's call in turn, call by call
+// (a Probe), so that drift on a shared machine hits both alike. A
+// technique prepares it at its shapes and storage type (in
+// report_counters), declares gemm_rate_probe(variant) and runs run() when
+// a probe call is kGemmCall; gemm_rate_counters() then turns the probe's
+// times into the counters the verdict reads.
+inline constexpr const char* kGemmCall = "gemm_at_shapes";
+inline constexpr const char* kStepSeconds = "gemm_rate_step_s";  // the technique's call, median of the probe
+inline constexpr const char* kGemmSeconds = "gemm_rate_gemm_s";  // its products alone, median of the probe
+
+class GemmAtShapes {
+ public:
+  template <class S>
+  void prepare(const std::vector<GemmShape>& shapes) {
+    calls_.clear();
+    flops_ = 0;
+    for (const auto& sh : shapes) {
+      if (sh.m <= 0 || sh.n <= 0 || sh.k <= 0 || sh.count <= 0) continue;
+      Kokkos::View<S*> A("rate_a", size_t(sh.m) * sh.k), B("rate_b", size_t(sh.k) * sh.n),
+          C("rate_c", size_t(sh.m) * sh.n);
+      const int times = static_cast<int>(std::lround(sh.count));
+      calls_.push_back([=] {
+        for (int i = 0; i < times; ++i)
+          gemm(Op::N, Op::N, sh.m, sh.n, sh.k, A.data(), sh.k, B.data(), sh.n, C.data(), sh.n);
+      });
+      flops_ += 2.0 * sh.m * sh.n * sh.k * times;
+    }
   }
-  return seconds > 0 ? flops / seconds : 0;
+  void run() const {
+    for (const auto& c : calls_) c();
+  }
+  double flops() const { return flops_; }
+  void clear() { calls_.clear(), flops_ = 0; }
+
+ private:
+  std::vector<std::function<void()>> calls_;
+  double flops_ = 0;
+};
+
+// The probe: the technique's call (`step`, the call name that runs one
+// call of the variant, usually the variant itself) and its products, 5
+// times each in turn after the timed loop.
+inline Probe gemm_rate_probe(const std::string& step) {
+  Probe p{"gemm_rate", {step, kGemmCall}};
+  p.each = {kStepSeconds, kGemmSeconds};
+  p.samples = 5;
+  return p;
+}
+
+// After the probe: the GEMM's FLOP/s at the technique's shapes (counter
+// kGemmRateCounter), from the products' median time.
+inline void gemm_rate_counters(const GemmAtShapes& g, std::map<std::string, double>& out) {
+  const auto it = out.find(kGemmSeconds);
+  if (it != out.end() && it->second > 0 && g.flops() > 0) out[kGemmRateCounter] = g.flops() / it->second;
 }
 
 // Appends the verdict: measured = the technique's FLOP/s (its counted FLOPs
-// over the measured time), predicted = the GEMM's rate at its shapes.
+// over its call's time in the probe, timed in turn with the products),
+// predicted = the GEMM's rate at its shapes from the same probe.
 // judged = false reports it as INFO (a variant the band does not apply to).
 inline void append_gemm_rate_verdict(const Info& info, const Params& p, const std::string& variant, double flops,
                                      const Measurement& m, bool judged, std::vector<Verdict>& out) {
-  const auto it = m.counters.find(kGemmRateCounter);
-  if (it == m.counters.end() || it->second <= 0 || m.seconds <= 0 || flops <= 0) return;
+  const auto it = m.counters.find(kGemmRateCounter), step = m.counters.find(kStepSeconds);
+  if (it == m.counters.end() || it->second <= 0 || step == m.counters.end() || step->second <= 0 || flops <= 0) return;
   Verdict v{info.name, variant, p.label(), "fraction of GEMM rate", "FLOP/s"};
   v.predicted = it->second;
-  v.measured = flops / m.seconds;
+  v.measured = flops / step->second;
   v.ratio = v.measured / v.predicted;
   v.band_lo = kGemmRateMin;
   v.band_hi = INFINITY;
   const bool judge = judged && m.ranks == 1;
   v.judge(judge);
   char buf[200];
-  std::snprintf(buf, sizeof buf, "%.3g GFLOP/s vs the project's GEMM at the same shapes %.3g GFLOP/s%s",
+  std::snprintf(buf, sizeof buf, "%.3g GFLOP/s vs the project's GEMM at the same shapes %.3g GFLOP/s (timed in turn)%s",
                 v.measured * 1e-9, v.predicted * 1e-9, judge ? "" : " (reported: not judged for this case)");
   v.note = buf;
   out.push_back(v);

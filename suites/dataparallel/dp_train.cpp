@@ -141,7 +141,7 @@ class DpTrain : public sp::Technique {
     std::map<std::string, std::unique_ptr<DpTrainer<T>>> trainers;
     std::unique_ptr<ref::Result> reference;
     std::map<std::string, double> last;  // counters of the last run, per variant
-    double gemm_rate = 0;                // FLOP/s of the GEMM at this rank's shapes
+    sp::nn::GemmAtShapes gemm_at;        // this rank's products of one call, timed in turn with it
   };
 
   // The products one call makes on a rank of local batch b: per step and
@@ -225,10 +225,9 @@ class DpTrain : public sp::Technique {
     // reads a missing counter as 0.
     for (auto& [k, val] : d.last)
       if (val != 0) out[k] = val;
-    if (d.gemm_rate == 0)
-      d.gemm_rate = sp::nn::gemm_rate<T>(gemm_shapes(shape_, static_cast<int>(params_.i("batch")) / transport_->size(),
-                                                     static_cast<int>(params_.i("steps"))));
-    out[sp::nn::kGemmRateCounter] = d.gemm_rate;
+    if (d.gemm_at.flops() == 0)
+      d.gemm_at.template prepare<T>(gemm_shapes(shape_, static_cast<int>(params_.i("batch")) / transport_->size(),
+                                                static_cast<int>(params_.i("steps"))));
     probed_ = nullptr;
     if (!has_overlap_pair(variant)) return;
     auto& tr = trainer(d, variant);
@@ -247,16 +246,29 @@ class DpTrain : public sp::Technique {
   }
 
   std::vector<sp::Probe> probes(const std::string& variant) const override {
-    if (!has_overlap_pair(variant)) return {};
+    std::vector<sp::Probe> out = {sp::nn::gemm_rate_probe(variant)};
+    if (!has_overlap_pair(variant)) return out;
     sp::Probe p{"", {variant + "|both", variant + "|compute", variant + "|comm"}};
     p.samples = 5;
     p.each = {"t_ovrl_s", "t_cpu_s", "t_pure_comm_s"};
     p.phase = kPassPhase;
-    return {p};
+    out.push_back(p);
+    return out;
   }
 
+  // A probe call: the products at this rank's shapes, a whole call of a
+  // variant, or "variant|mode" (a pass with both, compute only or
+  // communication only).
   void run_probe(const std::string& call) override {
+    if (call == sp::nn::kGemmCall) {
+      if (f32_)
+        d32_.gemm_at.run();
+      else
+        d64_.gemm_at.run();
+      return;
+    }
     const auto bar = call.rfind('|');
+    if (bar == std::string::npos) return run(call);
     const std::string variant = call.substr(0, bar), mode = call.substr(bar + 1);
     if (f32_)
       probe_step(d32_, variant, mode);
@@ -266,7 +278,8 @@ class DpTrain : public sp::Technique {
 
   const sp::PhaseClock* phase_clock() const override { return probed_; }
 
-  void probes_done(const std::string& variant, std::map<std::string, double>&) override {
+  void probes_done(const std::string& variant, std::map<std::string, double>& out) override {
+    sp::nn::gemm_rate_counters(f32_ ? d32_.gemm_at : d64_.gemm_at, out);
     if (!has_overlap_pair(variant)) return;
     if (f32_)
       trainer(d32_, variant).set_skip(false, false);

@@ -102,7 +102,7 @@ class HybridStepTechnique : public sp::Technique {
       case StorageType::bf16: sb16_ = std::make_unique<HybridStep<sp::precision::bf16_t>>(model_, layout_, rank); break;
     }
     reference_.reset();
-    gemm_rate_ = 0, elementwise_rate_ = 0;
+    gemm_at_.clear(), elementwise_rate_ = 0;
   }
 
   void run(const std::string&) override {
@@ -167,14 +167,17 @@ class HybridStepTechnique : public sp::Technique {
     for (size_t k = 0; k < c.values.size(); ++k) bad += c.values[k] != pr.values[k] ? 1 : 0;
     out["ranks_with_count_mismatch"] = double(sp::comm::sum(static_cast<long long>(bad > 0 ? 1 : 0)));
     out["busy_s_per_step"] = sp::comm::max(last_.busy_seconds / steps);
-    if (gemm_rate_ == 0) {
+    if (gemm_at_.flops() == 0) {
       const auto shapes = gemm_shapes(model_, layout_, int(steps));
-      gemm_rate_ = s64_    ? sp::nn::gemm_rate<double>(shapes)
-                   : s16_  ? sp::nn::gemm_rate<sp::precision::fp16_t>(shapes)
-                   : sb16_ ? sp::nn::gemm_rate<sp::precision::bf16_t>(shapes)
-                           : sp::nn::gemm_rate<float>(shapes);
+      if (s64_)
+        gemm_at_.prepare<double>(shapes);
+      else if (s16_)
+        gemm_at_.prepare<sp::precision::fp16_t>(shapes);
+      else if (sb16_)
+        gemm_at_.prepare<sp::precision::bf16_t>(shapes);
+      else
+        gemm_at_.prepare<float>(shapes);
     }
-    out[sp::nn::kGemmRateCounter] = gemm_rate_;
     // The element-wise layers' rate at this layout's micro-batch (the
     // planner's calibration reads it).
     if (elementwise_rate_ == 0) {
@@ -188,7 +191,23 @@ class HybridStepTechnique : public sp::Technique {
     out[kElementwiseRateCounter] = elementwise_rate_;
   }
 
-  void teardown() override { s32_.reset(), s64_.reset(), s16_.reset(), sb16_.reset(), reference_.reset(); }
+  std::vector<sp::Probe> probes(const std::string& variant) const override {
+    return {sp::nn::gemm_rate_probe(variant)};
+  }
+  void run_probe(const std::string& call) override {
+    if (call == sp::nn::kGemmCall)
+      gemm_at_.run();
+    else
+      run(call);
+  }
+  void probes_done(const std::string&, std::map<std::string, double>& out) override {
+    sp::nn::gemm_rate_counters(gemm_at_, out);
+  }
+
+  void teardown() override {
+    s32_.reset(), s64_.reset(), s16_.reset(), sb16_.reset(), reference_.reset();
+    gemm_at_.clear();
+  }
 
   void predict(const sp::Params& p, const std::string& variant, const sp::Measurement& m, const sp::Machine& machine,
                std::vector<sp::Verdict>& out) const override {
@@ -222,7 +241,8 @@ class HybridStepTechnique : public sp::Technique {
   std::unique_ptr<HybridStep<sp::precision::bf16_t>> sb16_;
   std::unique_ptr<ref::Model> reference_;
   StepCounters last_;
-  double gemm_rate_ = 0, elementwise_rate_ = 0;
+  sp::nn::GemmAtShapes gemm_at_;  // this call's products in its storage type, timed in turn with it
+  double elementwise_rate_ = 0;
 };
 
 SP_REGISTER_TECHNIQUE(HybridStepTechnique);

@@ -90,7 +90,7 @@ class Pipeline : public sp::Technique {
   }
 
   void setup(const sp::Params& p, int nranks) override {
-    gemm_rate_ = 0;
+    gemm_at_.clear();
     transport_ = sp::comm::make_world_transport();
     run_.setup(*transport_, sp::mp::PipeConfig::from(kind_, p, nranks));
     busy_ = step_ = 0;
@@ -120,9 +120,21 @@ class Pipeline : public sp::Technique {
     per_rank("param_elems", static_cast<double>(run_.ex->param_elems()));
     out["bubble_mean"] = sp::comm::sum(step > 0 ? 1 - busy_ / step : 0) / p;
     out["bubble_replay"] = sp::comm::sum(sp::mp::replay_bubble(*transport_, run_));  // known on rank 0 only
-    if (gemm_rate_ == 0) gemm_rate_ = sp::nn::gemm_rate<double>(gemm_shapes(run_.cfg, transport_->size()));
-    out[sp::nn::kGemmRateCounter] = gemm_rate_;
+    if (gemm_at_.flops() == 0) gemm_at_.prepare<double>(gemm_shapes(run_.cfg, transport_->size()));
     sp::mp::drop_zeros(out);  // see mp_data.hpp
+  }
+
+  std::vector<sp::Probe> probes(const std::string& variant) const override {
+    return {sp::nn::gemm_rate_probe(variant)};
+  }
+  void run_probe(const std::string& call) override {
+    if (call == sp::nn::kGemmCall)
+      gemm_at_.run();
+    else
+      run(call);
+  }
+  void probes_done(const std::string&, std::map<std::string, double>& out) override {
+    sp::nn::gemm_rate_counters(gemm_at_, out);
   }
 
   void predict(const sp::Params& params, const std::string& variant, const sp::Measurement& meas, const sp::Machine&,
@@ -138,7 +150,7 @@ class Pipeline : public sp::Technique {
   std::unique_ptr<sp::comm::Transport> transport_;
   sp::mp::PipeRun run_;
   double busy_ = 0, step_ = 0;
-  double gemm_rate_ = 0;  // FLOP/s of the GEMM at this call's shapes
+  sp::nn::GemmAtShapes gemm_at_;  // this call's products, timed in turn with it
 };
 
 void Pipeline::predict(const sp::Params& params, const std::string& variant, const sp::Measurement& meas,

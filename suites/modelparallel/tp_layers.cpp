@@ -135,9 +135,21 @@ class TensorParallel : public sp::Technique {
     out["allreduce_bytes_sent_all_ranks"] = sp::comm::sum(static_cast<double>(g_.bytes_sent));
     out["param_elems_max_rank"] = sp::comm::max(static_cast<double>(param_elems()));
     out["stash_elems_max_rank"] = sp::comm::max(static_cast<double>(stash_elems()));
-    if (gemm_rate_ == 0) gemm_rate_ = sp::nn::gemm_rate<double>(sp::mp::tp_gemm_shapes(kind_, sh_, g_.size()));
-    out[sp::nn::kGemmRateCounter] = gemm_rate_;
+    if (gemm_at_.flops() == 0) gemm_at_.prepare<double>(sp::mp::tp_gemm_shapes(kind_, sh_, g_.size()));
     sp::mp::drop_zeros(out);
+  }
+
+  std::vector<sp::Probe> probes(const std::string& variant) const override {
+    return {sp::nn::gemm_rate_probe(variant)};
+  }
+  void run_probe(const std::string& call) override {
+    if (call == sp::nn::kGemmCall)
+      gemm_at_.run();
+    else
+      run(call);
+  }
+  void probes_done(const std::string&, std::map<std::string, double>& out) override {
+    sp::nn::gemm_rate_counters(gemm_at_, out);
   }
 
   void predict(const sp::Params& p, const std::string& variant, const sp::Measurement& m, const sp::Machine&,
@@ -148,7 +160,7 @@ class TensorParallel : public sp::Technique {
   void teardown() override {
     col_ = {}, row_ = {}, mlp_ = {}, layer_ = {};
     x_ = y_ = dy_ = dx_ = {};
-    gemm_rate_ = 0;
+    gemm_at_.clear();
     transport_.reset();
   }
 
@@ -197,7 +209,7 @@ class TensorParallel : public sp::Technique {
   sp::mp::TpMlp mlp_;
   sp::mp::TpTransformerLayer layer_;
   Mat x_, y_, dy_, dx_;
-  double gemm_rate_ = 0;  // FLOP/s of the GEMM at this call's shapes
+  sp::nn::GemmAtShapes gemm_at_;  // this call's products, timed in turn with it
 };
 
 SP_REGISTER_TECHNIQUE(TensorParallel, TpKind::column);

@@ -92,7 +92,7 @@ class AmpMlp : public sp::Technique {
 
   void setup(const sp::Params& p, int) override {
     p_ = p;
-    gemm_rate_ = 0;
+    gemm_at_.clear();
     prob_ = make_mlp_problem(p.i("B"), p.i("D"), p.i("H"), p.i("O"));
   }
 
@@ -136,13 +136,15 @@ class AmpMlp : public sp::Technique {
   }
 
   void report_counters(const std::string&, std::map<std::string, double>& out) override {
-    if (gemm_rate_ == 0) {
+    if (gemm_at_.flops() == 0) {
       const auto& t = p_.s("dtype");
-      gemm_rate_ = t == "fp32"   ? sp::nn::gemm_rate<float>(gemm_shapes(p_))
-                   : t == "fp16" ? sp::nn::gemm_rate<fp16_t>(gemm_shapes(p_))
-                                 : sp::nn::gemm_rate<bf16_t>(gemm_shapes(p_));
+      if (t == "fp32")
+        gemm_at_.prepare<float>(gemm_shapes(p_));
+      else if (t == "fp16")
+        gemm_at_.prepare<fp16_t>(gemm_shapes(p_));
+      else
+        gemm_at_.prepare<bf16_t>(gemm_shapes(p_));
     }
-    out[sp::nn::kGemmRateCounter] = gemm_rate_;
     double skipped = 0, dev = 0;
     for (bool a : trace_.applied) skipped += !a;
     std::vector<double> w1(prob_.w1.begin(), prob_.w1.end()), w2(prob_.w2.begin(), prob_.w2.end());
@@ -155,6 +157,19 @@ class AmpMlp : public sp::Technique {
     out["loss_bound_rel"] = 64 * unit_roundoff();
     out["skipped_steps"] = skipped;
     out["final_scale"] = trace_.scale.back();
+  }
+
+  std::vector<sp::Probe> probes(const std::string& variant) const override {
+    return {sp::nn::gemm_rate_probe(variant)};
+  }
+  void run_probe(const std::string& call) override {
+    if (call == sp::nn::kGemmCall)
+      gemm_at_.run();
+    else
+      run(call);
+  }
+  void probes_done(const std::string&, std::map<std::string, double>& out) override {
+    sp::nn::gemm_rate_counters(gemm_at_, out);
   }
 
   void predict(const sp::Params& p, const std::string& variant, const sp::Measurement& m, const sp::Machine& machine,
@@ -217,7 +232,7 @@ class AmpMlp : public sp::Technique {
   sp::Params p_;
   MlpProblem prob_;
   Trace trace_;
-  double gemm_rate_ = 0;  // FLOP/s of the GEMM at this call's shapes and storage type
+  sp::nn::GemmAtShapes gemm_at_;  // this call's products in its storage type, timed in turn with it
 };
 
 SP_REGISTER_TECHNIQUE(AmpMlp);

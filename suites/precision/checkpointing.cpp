@@ -92,7 +92,7 @@ class Checkpointing : public sp::Technique {
 
   void setup(const sp::Params& p, int) override {
     params_ = p;
-    gemm_rate_ = 0;
+    gemm_at_.clear();
     sh_ = {int(p.i("n")), int(p.i("s")), int(p.i("B")), int(p.i("W"))};
     k_ = int(p.i("k"));
     uint64_t st = 777;
@@ -141,8 +141,7 @@ class Checkpointing : public sp::Technique {
     out["stored_buffers"] = double(stack_->stored_after_forward());
     out["peak_buffers"] = double(stack_->peak_buffers());
     out["peak_activation_bytes"] = double(stack_->peak_buffers()) * stack_->bytes_per_buffer();
-    if (gemm_rate_ == 0) gemm_rate_ = sp::nn::gemm_rate<float>(gemm_shapes(params_));
-    out[sp::nn::kGemmRateCounter] = gemm_rate_;
+    if (gemm_at_.flops() == 0) gemm_at_.prepare<float>(gemm_shapes(params_));
   }
 
   // Times for the recomputation model, one call of each in turn (keep-all,
@@ -152,16 +151,22 @@ class Checkpointing : public sp::Technique {
     sp::Probe p{"", {"keep_all", variant == "keep_all" ? "keep_all" : "schedule", "forward"}};
     p.samples = 7;
     p.each = {"t_keep_all", "t_schedule", "t_forward"};
-    return {p};
+    return {p, sp::nn::gemm_rate_probe(variant == "keep_all" ? "keep_all" : "schedule")};
   }
 
   void run_probe(const std::string& call) override {
-    if (call == "keep_all")
+    if (call == sp::nn::kGemmCall)
+      gemm_at_.run();
+    else if (call == "keep_all")
       stack_->train_step(0);
     else if (call == "schedule")
       stack_->train_step(k_);
     else
       stack_->forward_only();
+  }
+
+  void probes_done(const std::string&, std::map<std::string, double>& out) override {
+    sp::nn::gemm_rate_counters(gemm_at_, out);
   }
 
   void predict(const sp::Params& p, const std::string& variant, const sp::Measurement& m, const sp::Machine& machine,
@@ -206,7 +211,7 @@ class Checkpointing : public sp::Technique {
   }
 
   sp::Params params_;
-  double gemm_rate_ = 0;  // FLOP/s of the GEMM at this call's shapes
+  sp::nn::GemmAtShapes gemm_at_;  // this call's products, timed in turn with it
   StackShape sh_{};
   int k_ = 1;
   std::unique_ptr<BlockStack> stack_;

@@ -1,7 +1,9 @@
 // The fraction-of-GEMM-rate verdict: judged at one rank with the band
 // [0.5, inf), so it fails below half the GEMM's rate; reported (INFO) at
 // more ranks or when the technique marks the case as not judged; absent
-// without the rate counter. The rate probe measures something positive.
+// without the probe's counters; the technique's time is the probe's, not
+// the timed loop's. The products at the shapes count their FLOPs and give a
+// rate from the probe's time.
 #include <gtest/gtest.h>
 
 #include "kernels/nn/gemm_rate.hpp"
@@ -10,8 +12,9 @@ namespace {
 
 sp::Measurement measured(double seconds, double rate, int ranks = 1) {
   sp::Measurement m;
-  m.seconds = seconds;
+  m.seconds = 10 * seconds;  // the timed loop's: not what the verdict reads
   m.ranks = ranks;
+  m.counters[sp::nn::kStepSeconds] = seconds;
   m.counters[sp::nn::kGemmRateCounter] = rate;
   return m;
 }
@@ -38,10 +41,23 @@ TEST(NnGemmRate, VerdictBand) {
   EXPECT_TRUE(verdicts(none).empty());
 }
 
-TEST(NnGemmRate, ProbeMeasuresAPositiveRate) {
-  const double r = sp::nn::gemm_rate<float>({{16, 24, 40, 2}, {8, 8, 8}});
-  EXPECT_GT(r, 0);
-  EXPECT_TRUE(std::isfinite(r));
+TEST(NnGemmRate, ProductsAtTheShapes) {
+  sp::nn::GemmAtShapes g;
+  g.prepare<float>({{16, 24, 40, 2}, {8, 8, 8}, {0, 8, 8, 3}});  // an empty shape makes nothing
+  EXPECT_EQ(g.flops(), 2.0 * 16 * 24 * 40 * 2 + 2.0 * 8 * 8 * 8);
+  g.run();
+  Kokkos::fence();
+  std::map<std::string, double> out;
+  sp::nn::gemm_rate_counters(g, out);
+  EXPECT_TRUE(out.empty());  // no probe time yet
+  out[sp::nn::kGemmSeconds] = 1e-3;
+  sp::nn::gemm_rate_counters(g, out);
+  EXPECT_DOUBLE_EQ(out.at(sp::nn::kGemmRateCounter), g.flops() / 1e-3);
+  const sp::Probe p = sp::nn::gemm_rate_probe("kokkos");
+  EXPECT_EQ(p.calls, (std::vector<std::string>{"kokkos", sp::nn::kGemmCall}));
+  EXPECT_EQ(p.each, (std::vector<std::string>{sp::nn::kStepSeconds, sp::nn::kGemmSeconds}));
+  g.clear();
+  EXPECT_EQ(g.flops(), 0);
 }
 
 }  // namespace
