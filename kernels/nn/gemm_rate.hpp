@@ -3,10 +3,10 @@
 // FLOP/s over the FLOP/s of the project's GEMM (the same tiled kernel behind
 // nn::gemm) at the matrix shapes they multiply, in the same process and
 // storage type. A technique lists its products (gemm_shapes), has them
-// timed in turn with its own call (GemmAtShapes, gemm_rate_probe), and its
-// predict() calls append_gemm_rate_verdict(). Judged only at one rank, where a step is
-// nothing but its arithmetic; with more ranks communication and waiting
-// enter and the ratio is reported as INFO.
+// timed in turn with its own call (GemmAtShapes, gemm_rate_probes), and its
+// predict() calls append_gemm_rate_verdict(). Measured and judged at one
+// rank only, where a step is nothing but its arithmetic: with more ranks
+// communication and waiting enter the call and the comparison says nothing.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cmath>
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kernels/nn/gemm.hpp"
+#include "scaleproof/comm.hpp"
 #include "scaleproof/measure.hpp"
 #include "scaleproof/technique.hpp"
 
@@ -75,13 +76,15 @@ class GemmAtShapes {
 };
 
 // The probe: the technique's call (`step`, the call name that runs one
-// call of the variant, usually the variant itself) and its products, 5
-// times each in turn after the timed loop.
-inline Probe gemm_rate_probe(const std::string& step) {
+// call of the variant, usually the variant itself) and its products, 3
+// times each in turn after the timed loop (the median of 3 pairs); none
+// with more than one rank.
+inline std::vector<Probe> gemm_rate_probes(const std::string& step) {
+  if (comm::size() > 1) return {};
   Probe p{"gemm_rate", {step, kGemmCall}};
   p.each = {kStepSeconds, kGemmSeconds};
-  p.samples = 5;
-  return p;
+  p.samples = 3;
+  return {p};
 }
 
 // After the probe: the GEMM's FLOP/s at the technique's shapes (counter

@@ -246,7 +246,7 @@ class DpTrain : public sp::Technique {
   }
 
   std::vector<sp::Probe> probes(const std::string& variant) const override {
-    std::vector<sp::Probe> out = {sp::nn::gemm_rate_probe(variant)};
+    std::vector<sp::Probe> out = sp::nn::gemm_rate_probes(variant);
     if (!has_overlap_pair(variant)) return out;
     sp::Probe p{"", {variant + "|both", variant + "|compute", variant + "|comm"}};
     p.samples = 5;

@@ -124,9 +124,7 @@ class Pipeline : public sp::Technique {
     sp::mp::drop_zeros(out);  // see mp_data.hpp
   }
 
-  std::vector<sp::Probe> probes(const std::string& variant) const override {
-    return {sp::nn::gemm_rate_probe(variant)};
-  }
+  std::vector<sp::Probe> probes(const std::string& variant) const override { return sp::nn::gemm_rate_probes(variant); }
   void run_probe(const std::string& call) override {
     if (call == sp::nn::kGemmCall)
       gemm_at_.run();

@@ -139,9 +139,7 @@ class TensorParallel : public sp::Technique {
     sp::mp::drop_zeros(out);
   }
 
-  std::vector<sp::Probe> probes(const std::string& variant) const override {
-    return {sp::nn::gemm_rate_probe(variant)};
-  }
+  std::vector<sp::Probe> probes(const std::string& variant) const override { return sp::nn::gemm_rate_probes(variant); }
   void run_probe(const std::string& call) override {
     if (call == sp::nn::kGemmCall)
       gemm_at_.run();

@@ -151,7 +151,9 @@ class Checkpointing : public sp::Technique {
     sp::Probe p{"", {"keep_all", variant == "keep_all" ? "keep_all" : "schedule", "forward"}};
     p.samples = 7;
     p.each = {"t_keep_all", "t_schedule", "t_forward"};
-    return {p, sp::nn::gemm_rate_probe(variant == "keep_all" ? "keep_all" : "schedule")};
+    auto out = sp::nn::gemm_rate_probes(variant == "keep_all" ? "keep_all" : "schedule");
+    out.insert(out.begin(), p);
+    return out;
   }
 
   void run_probe(const std::string& call) override {

@@ -53,7 +53,9 @@ TEST(NnGemmRate, ProductsAtTheShapes) {
   out[sp::nn::kGemmSeconds] = 1e-3;
   sp::nn::gemm_rate_counters(g, out);
   EXPECT_DOUBLE_EQ(out.at(sp::nn::kGemmRateCounter), g.flops() / 1e-3);
-  const sp::Probe p = sp::nn::gemm_rate_probe("kokkos");
+  const auto probes = sp::nn::gemm_rate_probes("kokkos");  // one rank: declared
+  ASSERT_EQ(probes.size(), 1u);
+  const sp::Probe& p = probes[0];
   EXPECT_EQ(p.calls, (std::vector<std::string>{"kokkos", sp::nn::kGemmCall}));
   EXPECT_EQ(p.each, (std::vector<std::string>{sp::nn::kStepSeconds, sp::nn::kGemmSeconds}));
   g.clear();
