@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "measure_case.hpp"
+
 namespace sp {
 
 namespace {
@@ -15,12 +17,9 @@ double to_seconds(double t, const std::string& unit) {
   return t;
 }
 
-// "family/technique/variant/params" (params may be empty); Google Benchmark
-// appends "/manual_time" to benchmarks timed manually.
-bool split_name(std::string name, MeasuredCase& c) {
-  const std::string suffix = "/manual_time";
-  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-    name.resize(name.size() - suffix.size());
+// A case name "family/technique/variant/params" (params may be empty), as
+// bench_entry_case() gives it.
+bool split_name(const std::string& name, MeasuredCase& c) {
   std::vector<std::string> parts;
   size_t pos = 0;
   for (int i = 0; i < 3; ++i) {
@@ -53,7 +52,7 @@ std::vector<MeasuredCase> read_measurements(const nlohmann::json& bench) {
   for (auto& b : bench.at("benchmarks")) {
     if (b.contains("error_occurred") && b["error_occurred"].get<bool>()) continue;
     MeasuredCase c;
-    if (!split_name(b.value("run_name", b.value("name", "")), c)) continue;
+    if (!split_name(bench_entry_case(b), c)) continue;
     const std::string run_name = c.family + "/" + c.technique + "/" + c.variant + "/" + c.params;
     // The cv aggregate of an all-zero time is NaN (null): nothing to read.
     const double t = to_seconds(number(b, "real_time", NAN), b.value("time_unit", "ns"));

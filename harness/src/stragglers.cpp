@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 
+#include "measure_case.hpp"
 #include "number_format.hpp"
 #include "results.hpp"
 #include "scaleproof/measure.hpp"
@@ -15,10 +16,8 @@ namespace sp {
 
 namespace {
 
-std::string case_key(std::string name) {
-  const std::string suffix = "/manual_time";
-  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-    name.resize(name.size() - suffix.size());
+// A case name without its family (bench_entry_case() gives the name).
+std::string case_key(const std::string& name) {
   const size_t slash = name.find('/');
   return slash == std::string::npos ? name : name.substr(slash + 1);  // drop the family
 }
@@ -35,7 +34,7 @@ std::map<std::string, std::vector<double>> rank_times(const nlohmann::json& benc
   std::map<std::string, const nlohmann::json*> counters;
   for (auto& b : bench["benchmarks"]) {
     if (!b.is_object()) continue;
-    const std::string key = case_key(b.value("run_name", b.value("name", "")));
+    const std::string key = case_key(bench_entry_case(b));
     if (b.contains("rank_seconds") && b["rank_seconds"].is_array()) {
       std::vector<double> t;
       for (auto& v : b["rank_seconds"]) t.push_back(v.is_number() ? v.get<double>() : NAN);
