@@ -94,6 +94,27 @@ inline void gemm_rate_counters(const GemmAtShapes& g, std::map<std::string, doub
   if (it != out.end() && it->second > 0 && g.flops() > 0) out[kGemmRateCounter] = g.flops() / it->second;
 }
 
+// A technique whose only probe is the GEMM-rate comparison: it prepares
+// gemm_at_ at its shapes (in report_counters) and clears it at setup; the
+// probe's calls and counters are these.
+class GemmRateTechnique : public Technique {
+ public:
+  using Technique::Technique;
+  std::vector<Probe> probes(const std::string& variant) const override { return gemm_rate_probes(variant); }
+  void run_probe(const std::string& call) override {
+    if (call == kGemmCall)
+      gemm_at_.run();
+    else
+      run(call);
+  }
+  void probes_done(const std::string&, std::map<std::string, double>& out) override {
+    gemm_rate_counters(gemm_at_, out);
+  }
+
+ protected:
+  GemmAtShapes gemm_at_;  // one call's products in its storage type, timed in turn with it
+};
+
 // Appends the verdict: measured = the technique's FLOP/s (its counted FLOPs
 // over its call's time in the probe, timed in turn with the products),
 // predicted = the GEMM's rate at its shapes from the same probe.

@@ -36,9 +36,9 @@ namespace {
 
 using namespace sp::hybrid;
 
-class HybridStepTechnique : public sp::Technique {
+class HybridStepTechnique : public sp::nn::GemmRateTechnique {
  public:
-  HybridStepTechnique() : Technique(describe()) {}
+  HybridStepTechnique() : GemmRateTechnique(describe()) {}
 
   static sp::Info describe() {
     sp::Info i;
@@ -191,17 +191,6 @@ class HybridStepTechnique : public sp::Technique {
     out[kElementwiseRateCounter] = elementwise_rate_;
   }
 
-  std::vector<sp::Probe> probes(const std::string& variant) const override { return sp::nn::gemm_rate_probes(variant); }
-  void run_probe(const std::string& call) override {
-    if (call == sp::nn::kGemmCall)
-      gemm_at_.run();
-    else
-      run(call);
-  }
-  void probes_done(const std::string&, std::map<std::string, double>& out) override {
-    sp::nn::gemm_rate_counters(gemm_at_, out);
-  }
-
   void teardown() override {
     s32_.reset(), s64_.reset(), s16_.reset(), sb16_.reset(), reference_.reset();
     gemm_at_.clear();
@@ -239,7 +228,6 @@ class HybridStepTechnique : public sp::Technique {
   std::unique_ptr<HybridStep<sp::precision::bf16_t>> sb16_;
   std::unique_ptr<ref::Model> reference_;
   StepCounters last_;
-  sp::nn::GemmAtShapes gemm_at_;  // this call's products in its storage type, timed in turn with it
   double elementwise_rate_ = 0;
 };
 

@@ -36,9 +36,9 @@ sp::Params pipe_params(int m, int v, int L, int h, int b) {
 // 0.8 x the timing itself would be broken.
 constexpr double kBubbleLo = 0.8, kBubbleHi = 1.5;
 
-class Pipeline : public sp::Technique {
+class Pipeline : public sp::nn::GemmRateTechnique {
  public:
-  explicit Pipeline(ScheduleKind k) : Technique(describe(k)), kind_(k) {}
+  explicit Pipeline(ScheduleKind k) : GemmRateTechnique(describe(k)), kind_(k) {}
 
   static sp::Info describe(ScheduleKind k) {
     sp::Info i;
@@ -124,17 +124,6 @@ class Pipeline : public sp::Technique {
     sp::mp::drop_zeros(out);  // see mp_data.hpp
   }
 
-  std::vector<sp::Probe> probes(const std::string& variant) const override { return sp::nn::gemm_rate_probes(variant); }
-  void run_probe(const std::string& call) override {
-    if (call == sp::nn::kGemmCall)
-      gemm_at_.run();
-    else
-      run(call);
-  }
-  void probes_done(const std::string&, std::map<std::string, double>& out) override {
-    sp::nn::gemm_rate_counters(gemm_at_, out);
-  }
-
   void predict(const sp::Params& params, const std::string& variant, const sp::Measurement& meas, const sp::Machine&,
                std::vector<sp::Verdict>& out) const override;
 
@@ -148,7 +137,6 @@ class Pipeline : public sp::Technique {
   std::unique_ptr<sp::comm::Transport> transport_;
   sp::mp::PipeRun run_;
   double busy_ = 0, step_ = 0;
-  sp::nn::GemmAtShapes gemm_at_;  // this call's products, timed in turn with it
 };
 
 void Pipeline::predict(const sp::Params& params, const std::string& variant, const sp::Measurement& meas,

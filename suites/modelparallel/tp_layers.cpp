@@ -12,6 +12,7 @@
 
 #include "kernels/comm/transport.hpp"
 #include "kernels/modelparallel/tp_layers.hpp"
+#include "kernels/nn/gemm_rate.hpp"
 #include "reference/modelparallel/transformer_ref.hpp"
 #include "scaleproof/comm.hpp"
 #include "scaleproof/registry.hpp"
@@ -25,9 +26,9 @@ using sp::mp::Mat;
 using sp::mp::TpKind;
 using sp::reference::EbMat;
 
-class TensorParallel : public sp::Technique {
+class TensorParallel : public sp::nn::GemmRateTechnique {
  public:
-  explicit TensorParallel(TpKind k) : Technique(describe(k)), kind_(k) {}
+  explicit TensorParallel(TpKind k) : GemmRateTechnique(describe(k)), kind_(k) {}
 
   static sp::Info describe(TpKind k) {
     sp::Info i;
@@ -139,17 +140,6 @@ class TensorParallel : public sp::Technique {
     sp::mp::drop_zeros(out);
   }
 
-  std::vector<sp::Probe> probes(const std::string& variant) const override { return sp::nn::gemm_rate_probes(variant); }
-  void run_probe(const std::string& call) override {
-    if (call == sp::nn::kGemmCall)
-      gemm_at_.run();
-    else
-      run(call);
-  }
-  void probes_done(const std::string&, std::map<std::string, double>& out) override {
-    sp::nn::gemm_rate_counters(gemm_at_, out);
-  }
-
   void predict(const sp::Params& p, const std::string& variant, const sp::Measurement& m, const sp::Machine&,
                std::vector<sp::Verdict>& out) const override {
     sp::mp::tp_verdicts(info_, kind_, p, variant, m, out);
@@ -207,7 +197,6 @@ class TensorParallel : public sp::Technique {
   sp::mp::TpMlp mlp_;
   sp::mp::TpTransformerLayer layer_;
   Mat x_, y_, dy_, dx_;
-  sp::nn::GemmAtShapes gemm_at_;  // this call's products, timed in turn with it
 };
 
 SP_REGISTER_TECHNIQUE(TensorParallel, TpKind::column);

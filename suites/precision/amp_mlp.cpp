@@ -26,9 +26,9 @@ struct Trace {
   std::vector<bool> applied;
 };
 
-class AmpMlp : public sp::Technique {
+class AmpMlp : public sp::nn::GemmRateTechnique {
  public:
-  AmpMlp() : Technique(describe()) {}
+  AmpMlp() : GemmRateTechnique(describe()) {}
 
   static sp::Info describe() {
     sp::Info i;
@@ -159,17 +159,6 @@ class AmpMlp : public sp::Technique {
     out["final_scale"] = trace_.scale.back();
   }
 
-  std::vector<sp::Probe> probes(const std::string& variant) const override { return sp::nn::gemm_rate_probes(variant); }
-  void run_probe(const std::string& call) override {
-    if (call == sp::nn::kGemmCall)
-      gemm_at_.run();
-    else
-      run(call);
-  }
-  void probes_done(const std::string&, std::map<std::string, double>& out) override {
-    sp::nn::gemm_rate_counters(gemm_at_, out);
-  }
-
   void predict(const sp::Params& p, const std::string& variant, const sp::Measurement& m, const sp::Machine& machine,
                std::vector<sp::Verdict>& out) const override {
     Technique::predict(p, variant, m, machine, out);
@@ -230,7 +219,6 @@ class AmpMlp : public sp::Technique {
   sp::Params p_;
   MlpProblem prob_;
   Trace trace_;
-  sp::nn::GemmAtShapes gemm_at_;  // this call's products in its storage type, timed in turn with it
 };
 
 SP_REGISTER_TECHNIQUE(AmpMlp);
