@@ -15,6 +15,7 @@
 #include "checker.hpp"
 #include "cli_checks.hpp"
 #include "heartbeat.hpp"
+#include "host_heap.hpp"
 #include "launch.hpp"
 #include "manifest.hpp"
 #include "models.hpp"
@@ -112,6 +113,7 @@ std::string join_argv(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  keep_freed_host_memory();  // before MPI, Kokkos or any technique allocates
   comm::init(&argc, &argv);
   const std::string command_line = join_argv(argc, argv);
   CLI::App app{"ScaleProof: conformance and benchmarks for AI-training compute and communication techniques"};

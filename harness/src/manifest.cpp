@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "host_heap.hpp"
 #include "scaleproof/comm.hpp"
 #include "scaleproof/kokkos_compat.hpp"
 #include "scaleproof/vendors.hpp"
@@ -137,6 +138,7 @@ nlohmann::json collect_manifest(const RunContext& ctx) {
   m["kokkos_version"] = kx::version_string();
   m["kokkos_backends"] = kx::backends_string();
   m["threads_per_rank"] = ctx.threads;
+  m["host_heap"] = host_heap_policy();
   m["ranks"] = ctx.ranks;
   const int local = local_ranks();
   int cores = 0;
