@@ -137,6 +137,15 @@ double physical_memory_bytes() {
   return pages > 0 && page > 0 ? static_cast<double>(pages) * page : INFINITY;
 }
 
+double last_level_cache_bytes() {
+  long best = 0;
+#if defined(_SC_LEVEL1_DCACHE_SIZE)
+  for (int name : {_SC_LEVEL1_DCACHE_SIZE, _SC_LEVEL2_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL4_CACHE_SIZE})
+    best = std::max(best, sysconf(name));
+#endif
+  return best > 0 ? static_cast<double>(best) : 32.0 * (1 << 20);
+}
+
 long long parse_bytes(const std::string& s) {
   if (s.empty()) throw InputError("empty size");
   size_t pos = 0;

@@ -45,6 +45,9 @@ inline bool multi_rank(const Info& info) { return info.ranks.max > 1; }
 
 // The node's physical memory (infinite if unknown).
 double physical_memory_bytes();
+// The last-level cache's bytes (the largest data or unified cache the C
+// library reports; 32 MiB where it reports none).
+double last_level_cache_bytes();
 
 // Turns "64K", "1M", "2G" into a number (nccl-tests' -b/-e convention).
 long long parse_bytes(const std::string& s);

@@ -15,9 +15,7 @@ namespace {
 // gathers): 8, 4, or 2 for fp16 and bf16. Bytes of one accumulated element
 // (gradients, Adam's moments and, with 16-bit storage, the fp32 master
 // weights and the data-parallel gradient reductions): 8 for fp64, else 4.
-double storage_bytes(const Layout& l) {
-  return l.storage == StorageType::fp64 ? 8 : l.storage == StorageType::fp32 ? 4 : 2;
-}
+double storage_bytes(const Layout& l) { return element_bytes(l.storage); }
 double acc_bytes(const Layout& l) { return l.storage == StorageType::fp64 ? 8 : 4; }
 bool mixed(const Layout& l) { return l.storage == StorageType::fp16 || l.storage == StorageType::bf16; }
 

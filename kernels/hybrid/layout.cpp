@@ -40,6 +40,8 @@ GridCoord grid_coord(const Layout& l, int rank) {
   return c;
 }
 
+double element_bytes(StorageType t) { return t == StorageType::fp64 ? 8 : t == StorageType::fp32 ? 4 : 2; }
+
 const char* to_string(StorageType t) {
   switch (t) {
     case StorageType::fp32: return "fp32";

@@ -64,6 +64,7 @@ struct GridCoord {
 GridCoord grid_coord(const Layout& l, int rank);
 
 const char* to_string(StorageType s);
+double element_bytes(StorageType s);              // bytes of one stored element: 8, 4, or 2 for fp16 and bf16
 StorageType parse_storage(const std::string& s);  // fp32 | fp16 | bf16 | fp64; throws sp::InputError
 
 }  // namespace sp::hybrid

@@ -11,7 +11,7 @@ if(SP_BUILD_TESTS)
   # of that family; scaleproof and sp_conformance link every family).
   # The planner's verification measures the GEMM rates, alpha-beta and the
   # element-wise bandwidth through the gemm, collectives and roofline
-  # (stream_triad) techniques.
+  # (stream_triad) techniques; its GEMM rates through step_gemm, of this family.
   target_link_libraries(sp_hybrid_tests PRIVATE sp_family_modelparallel sp_family_gemm sp_family_collectives
                                                 sp_family_roofline)
 
@@ -42,6 +42,10 @@ if(SP_BUILD_TESTS)
     endforeach()
   endif()
 
+  # The step's product: an unknown storage type, no copies, too many bytes.
+  sp_cli_test(step_gemm_unknown_dtype 2 check --technique step_gemm --set dtype=int8)
+  sp_cli_test(step_gemm_zero_sets 2 bench --technique step_gemm --set sets=0)
+  sp_cli_test(step_gemm_sets_too_large 2 bench --technique step_gemm --set M=8192,N=8192,K=8192,sets=4096)
   # Invalid layouts: one line, exit 2, nothing written.
   sp_cli_test(hybrid_ranks_not_dp_tp_pp 2 check --technique hybrid_step --set dp=2)
   sp_cli_test(hybrid_layers_not_divisible_by_pp_v 2 check --technique hybrid_step --set schedule=interleaved,v=2,layers=3)
@@ -63,7 +67,7 @@ if(SP_BUILD_TESTS)
   endif()
   if(SP_ENABLE_MPI)
     # 16-bit storage through the planner's verification at 2 ranks: the GEMM
-    # rates measured in bf16 (mp_gemm), the picked layouts run in bf16, both
+    # rates measured in bf16 (step_gemm), the picked layouts run in bf16, both
     # verdict lines printed (exit 0: without --strict the verdicts are reported).
     add_test(NAME plan_verify_bf16_np2
              COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:scaleproof> plan --verify 2

@@ -41,12 +41,13 @@ namespace {
 
 // gemm_flops: the best median rate of the project's GEMM over its shapes;
 // gemm_rate: the best at each shape. Zero and empty when none ran. The
-// GEMM is technique gemm (fp32, fp64) or mp_gemm (16-bit storage), variant
-// kokkos; a run measures one storage type.
+// GEMM is the tiled kernel the composed step multiplies with: technique
+// step_gemm (its own product, in its storage type) or gemm (fp32, fp64),
+// variant kokkos; a run measures one storage type.
 MachineFigures gemm_rates(const std::vector<MeasuredCase>& cases) {
   MachineFigures mf;
   for (const MeasuredCase& c : cases) {
-    if ((c.technique != "gemm" && c.technique != "mp_gemm") || c.variant != "kokkos" || !(c.m.seconds > 0)) continue;
+    if ((c.technique != "step_gemm" && c.technique != "gemm") || c.variant != "kokkos" || !(c.m.seconds > 0)) continue;
     auto it = c.m.counters.find("flop");
     const double rate = it == c.m.counters.end() ? NAN : it->second / c.m.seconds;
     if (!(rate > 0) || !std::isfinite(rate)) continue;
@@ -62,7 +63,8 @@ MachineFigures gemm_rates(const std::vector<MeasuredCase>& cases) {
 
 MachineFigures machine_from_bench_gemms(const nlohmann::json& bench) {
   MachineFigures mf = gemm_rates(read_measurements(bench));
-  if (mf.gemm_flops <= 0) throw InputError("no measured rate of the project's GEMM (technique gemm, variant kokkos)");
+  if (mf.gemm_flops <= 0)
+    throw InputError("no measured rate of the project's GEMM (technique step_gemm or gemm, variant kokkos)");
   return mf;
 }
 
@@ -91,7 +93,7 @@ MachineFigures machine_from_bench(const nlohmann::json& bench, const std::string
     }
   }
   if (gemms.gemm_flops <= 0)
-    throw InputError(what + ": no measured rate of the project's GEMM (technique gemm, variant kokkos)");
+    throw InputError(what + ": no measured rate of the project's GEMM (technique step_gemm or gemm, variant kokkos)");
   if (largest < 0)
     throw InputError(what + ": no alpha-beta calibration (technique all_reduce, variant ring, at 2 or more ranks)");
   Link link{small.alpha, large.beta, std::isnan(large.gamma) ? 0.0 : large.gamma};

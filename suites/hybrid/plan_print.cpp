@@ -147,11 +147,16 @@ nlohmann::json plan_json(const Request& r, const Plan& p, int top, const std::st
 std::string verify_table(const VerifyResult& v) {
   std::string s = "plan --verify: " + model_line(v.model) + "\n";
   s += "machine measured on these ranks: " + describe(v.machine) + "\n";
-  s += fmt("%6s  %-50s %14s %14s %9s\n", "place", "layout", "predicted s", "measured s", "error");
+  // The predicted step's parts (time_model.hpp): GEMMs, element-wise
+  // passes, communication of every group, the pipeline's bubble.
+  s += fmt("%6s  %-50s %12s %12s %8s   %9s %9s %9s %9s\n", "place", "layout", "predicted s", "measured s", "error",
+           "gemm s", "elem s", "comm s", "bubble s");
   for (const VerifyRow& r : v.rows) {
-    const double e = r.measured > 0 ? (r.planned.time.total - r.measured) / r.measured : NAN;
-    s += fmt("%6d  %-50s %14.5g %14.5g %+8.1f%%\n", r.position + 1, describe(r.planned.layout).c_str(),
-             r.planned.time.total, r.measured, 100 * e);
+    const StepTime& t = r.planned.time;
+    const double e = r.measured > 0 ? (t.total - r.measured) / r.measured : NAN;
+    s += fmt("%6d  %-50s %12.5g %12.5g %+7.1f%%   %9.4f %9.4f %9.4f %9.4f\n", r.position + 1,
+             describe(r.planned.layout).c_str(), t.total, r.measured, 100 * e, t.gemm, t.elementwise,
+             t.tp + t.pp + t.dp, t.bubble);
   }
   for (const std::string& why : v.refused) s += "refused by the step, not run: " + why + "\n";
   s += fmt("mean absolute error %.1f%% (band <= %.0f%%): %s\n", 100 * v.mae, 100 * kMaxMeanAbsError,

@@ -37,7 +37,11 @@ std::vector<Layout> enumerate_layouts(const ModelShape& m, int ranks, StorageTyp
   for (int dp : divisors(ranks))
     for (int tp : divisors(ranks / dp)) {
       const int pp = ranks / dp / tp;
-      for (auto [kind, v] : pipes)
+      for (auto [kind, v] : pipes) {
+        // One stage has no pipeline: a schedule only orders its micro-batches,
+        // and 1F1B's order (each backward right after its forward) is the same
+        // work as the others with the fewest activations held.
+        if (pp == 1 && kind != mp::ScheduleKind::one_f_one_b) continue;
         for (int mb : mbs)
           for (int z = 0; z <= (dp > 1 ? 3 : 0); ++z)  // ZeRO over one rank is no ZeRO
             for (int k : ckpts) {
@@ -46,6 +50,7 @@ std::vector<Layout> enumerate_layouts(const ModelShape& m, int ranks, StorageTyp
               l.zero_stage = z, l.storage = storage, l.ckpt_every = k;
               out.push_back(l);
             }
+      }
     }
   return out;
 }

@@ -37,7 +37,8 @@ struct Plan {
 };
 
 // The enumeration space, in a fixed order: factorizations dp x tp x pp of
-// `ranks`; gpipe and 1f1b with v = 1, interleaved with v = 2..8; micro-batch
+// `ranks`; gpipe and 1f1b with v = 1, interleaved with v = 2..8 (1f1b alone
+// at pp = 1, where the schedules differ only in activations held); micro-batch
 // counts that divide the global batch; ZeRO 0..3 (0 alone at dp = 1, where
 // every stage is the same layout); checkpointing every
 // 0, 1, 2, 4, ... blocks up to the layer count.

@@ -50,6 +50,9 @@ struct VerifyResult {
 // parameters are layers, hidden, heads, seq, batch, dp, tp, pp, v, mb,
 // schedule, zero, storage, ckpt and steps.
 inline constexpr const char* kComposedStep = "hybrid_step";
+// The technique that measures the GEMM rates: the step's own product
+// (nn::gemm) at one shape and storage type, operands from memory.
+inline constexpr const char* kStepGemm = "step_gemm";
 
 // InputError unless `step` and the techniques that measure the machine (gemm,
 // all_reduce) are in this build: looked up by name at run time.

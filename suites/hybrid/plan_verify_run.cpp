@@ -2,6 +2,7 @@
 // registry and the harness's runner (which owns all timing); see plan_verify.hpp.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -13,6 +14,7 @@
 #include "harness/src/selection.hpp"
 #include "kernels/hybrid/cost_model.hpp"
 #include "scaleproof/comm.hpp"
+#include "suites/hybrid/elementwise_rate.hpp"
 #include "suites/hybrid/plan_machine.hpp"
 #include "suites/hybrid/plan_verify.hpp"
 
@@ -63,19 +65,30 @@ Params step_params(const ModelShape& m, const Layout& l) {
   return p;
 }
 
-// The GEMM the step multiplies with, in its storage type: the gemm family's
-// for fp32 and fp64, the precision family's mp_gemm (16-bit operands, fp32
-// accumulation: kernels/nn/gemm.hpp's path) for fp16 and bf16.
-bool sixteen_bit(StorageType s) { return s == StorageType::fp16 || s == StorageType::bf16; }
-const char* gemm_technique(StorageType s) { return sixteen_bit(s) ? "mp_gemm" : "gemm"; }
-
+// The GEMM the step multiplies with (nn::gemm, technique step_gemm) in its
+// storage type, its operands read from memory as the step's are: enough
+// copies to fill twice the last-level cache, which the ranks of a node share.
 Case gemm_case(const GemmShape& g, StorageType storage) {
-  return make_case(need(gemm_technique(storage), "the GEMM rate's measurement"),
+  const double set_bytes = double(g.m * g.k + g.k * g.n + g.m * g.n) * element_bytes(storage);
+  const long long sets =
+      std::clamp<long long>(std::llround(std::ceil(2 * last_level_cache_bytes() / set_bytes)), 1, 4096);
+  return make_case(need(kStepGemm, "the GEMM rate's measurement"),
                    Params{{"dtype", to_string(storage)},
                           {"M", std::to_string(g.m)},
                           {"N", std::to_string(g.n)},
-                          {"K", std::to_string(g.k)}},
+                          {"K", std::to_string(g.k)},
+                          {"sets", std::to_string(sets)}},
                    1);
+}
+
+// The element-wise layers' calibration: the step at one replica per rank
+// and one micro-batch of one rank's tokens, in the storage type; it reports
+// their rate (elementwise_rate.hpp). A step that does not (a stand-in)
+// leaves the STREAM triad's bandwidth in its place.
+Case calibration_case(const Registered* step, const ModelShape& m, StorageType storage, int world) {
+  Layout cal;
+  cal.dp = world, cal.micro_batches = 1, cal.storage = storage;
+  return make_case(step, step_params(m, cal), world);
 }
 
 // The machine's figures measured on these ranks, the same on every rank:
@@ -99,13 +112,9 @@ MachineFigures measure_machine(const ModelShape& m, StorageType storage, int wor
   // Element-wise passes stream arrays of a block's activations, about one
   // rank's tokens times the MLP width: the triad at that many elements.
   cases.push_back(make_case(triad, Params{{"N", std::to_string(static_cast<long long>(rows) * m.ffn_width())}}, 1));
-  // The step's element-wise layers at the same size - one replica per rank,
-  // one micro-batch of one rank's tokens - in the storage type: the step
-  // reports their rate (elementwise_rate.hpp), which replaces the triad's
-  // bandwidth; a step that does not (a stand-in) leaves the triad's.
-  Layout cal;
-  cal.dp = world, cal.micro_batches = 1, cal.storage = storage;
-  cases.push_back(make_case(step, step_params(m, cal), world));
+  // The step's element-wise layers at the same size (calibration_case),
+  // whose rate replaces the triad's bandwidth where the step reports one.
+  cases.push_back(calibration_case(step, m, storage, world));
   const nlohmann::json j = bench(cases, min_time);
   double f[5] = {-1, -1, -1, -1, -1};
   std::string err;
@@ -127,49 +136,67 @@ MachineFigures measure_machine(const ModelShape& m, StorageType storage, int wor
   return mf;
 }
 
-// Adds to mf a GEMM rate for every distinct shape the layouts run (on their
-// first and last pipeline stage, the ranks the planner predicts), measured
-// on every rank at once; the same on every rank.
-void measure_gemm_shapes(MachineFigures& mf, const ModelShape& m, const std::vector<Layout>& layouts,
-                         StorageType storage, double min_time) {
+// One picked layout, measured in one window with the figures its prediction
+// uses: the GEMM rate of every shape it multiplies (on its first and last
+// pipeline stage, the ranks the planner predicts), the element-wise layers'
+// rate, then the layout's step. On a shared machine whose speed drifts, the
+// two sides of the comparison are then seconds apart, not the length of
+// the whole verification. Returns the figures (alpha, beta, gamma from
+// `base`), the same on every rank, and the step's seconds (rank 0; 0
+// elsewhere).
+std::pair<MachineFigures, double> measure_in_window(const MachineFigures& base, const ModelShape& m, const Layout& l,
+                                                    const Case& calibration, const Case& layout, StorageType storage,
+                                                    double min_time) {
   std::map<std::tuple<int64_t, int64_t, int64_t>, GemmShape> shapes;
-  for (const Layout& l : layouts)
-    for (int rank : {0, (l.pp - 1) * l.dp * l.tp})
-      for (const GemmShape& g : predict_gemms(m, l, rank)) shapes[g.key()] = g;
+  for (int rank : {0, (l.pp - 1) * l.dp * l.tp})
+    for (const GemmShape& g : predict_gemms(m, l, rank)) shapes[g.key()] = g;
   std::vector<Case> cases;
   for (const auto& kv : shapes) cases.push_back(gemm_case(kv.second, storage));
+  const bool own = calibration.params.label() == layout.params.label();  // the layout is the calibration's
+  if (!own) cases.push_back(calibration);
+  cases.push_back(layout);
   const nlohmann::json j = bench(cases, min_time);
-  std::vector<double> rates;
+  std::vector<double> f(shapes.size() + 2, -1.0);  // rates per shape, element-wise rate, step seconds
   if (comm::rank() == 0) {
     const MachineFigures got = machine_from_bench_gemms(j);
+    size_t i = 0;
     for (const auto& kv : shapes) {
       auto it = got.gemm_rate.find(kv.first);
-      rates.push_back(it == got.gemm_rate.end() ? -1.0 : it->second);
+      f[i++] = it == got.gemm_rate.end() ? -1.0 : it->second;
     }
-  } else {
-    rates.assign(shapes.size(), -1.0);
+    for (const MeasuredCase& c : read_measurements(j)) {
+      if (c.technique != layout.tech->info.name) continue;
+      if (c.params == calibration.params.label()) {
+        auto it = c.m.counters.find(kElementwiseRateCounter);
+        if (it != c.m.counters.end() && it->second > 0) f[i] = it->second;
+      }
+      if (c.params == layout.params.label()) f[i + 1] = c.m.seconds;
+    }
   }
+  for (double& x : f) x = comm::max(x);
+  MachineFigures mf = base;
   size_t i = 0;
   for (const auto& kv : shapes) {
-    const double r = comm::max(rates[i++]);
+    const double r = f[i++];
     if (!(r > 0))
       throw InputError("plan --verify: the GEMM rate at " + std::to_string(kv.second.m) + " x " +
                        std::to_string(kv.second.n) + " x " + std::to_string(kv.second.k) + " could not be measured");
     mf.gemm_rate[kv.first] = r;
   }
+  if (f[i] > 0) mf.elementwise_bw = f[i];
+  return {mf, comm::rank() == 0 ? std::max(f[i + 1], 0.0) : 0.0};
 }
 
 }  // namespace
 
 void check_verifiable(const std::string& step) {
   need(step, "the composed step");
-  need("gemm", "the GEMM rate's measurement");
+  need(kStepGemm, "the GEMM rate's measurement");
   need("all_reduce", "the alpha-beta calibration");
   need("stream_triad", "the element-wise bandwidth's measurement");
 }
 
 void check_storage_runs(StorageType storage, int ranks, const std::string& step) {
-  need(gemm_technique(storage), "the GEMM rate's measurement");
   Layout probe;
   probe.dp = ranks;
   probe.storage = storage;
@@ -199,7 +226,6 @@ VerifyResult verify(int k, StorageType storage, double min_time, const std::stri
   req.machine = r.machine;
   const Plan plan = make_plan(req);
   std::vector<Case> cases;
-  std::vector<Layout> layouts;
   for (int i : pick_verified(static_cast<int>(plan.ranked.size()), k)) {
     VerifyRow row;
     row.planned = plan.ranked[i];
@@ -207,7 +233,6 @@ VerifyResult verify(int k, StorageType storage, double min_time, const std::stri
     try {
       cases.push_back(make_case(step, step_params(r.model, row.planned.layout), world));
       r.rows.push_back(row);
-      layouts.push_back(row.planned.layout);
     } catch (const InputError& e) {  // a rule of the step's own beyond layout_error(): reported, not run
       r.refused.push_back(describe(row.planned.layout) + ": " + e.what());
     }
@@ -215,24 +240,25 @@ VerifyResult verify(int k, StorageType storage, double min_time, const std::stri
   if (r.rows.size() < 2)
     throw InputError("plan --verify: fewer than 2 layouts to run" +
                      (r.refused.empty() ? std::string() : " (the step refused " + r.refused.front() + ")"));
-  // The ranking used one GEMM rate; the rows run are predicted again with
-  // the rate of each shape they multiply.
-  measure_gemm_shapes(r.machine, r.model, layouts, storage, min_time);
-  req.machine = r.machine;
-  for (VerifyRow& row : r.rows) row.planned.time = evaluate(req, row.planned.layout).time;
-  const nlohmann::json j = bench(cases, min_time);
-  if (comm::rank() != 0) return r;
-  const auto measured = read_measurements(j);
+  // The ranking used one GEMM rate; each row run is predicted again with
+  // the rate of each shape it multiplies and the element-wise rate, measured
+  // in the same window as its step.
+  const Case calibration = calibration_case(step, r.model, storage, world);
   std::vector<double> pred, meas;
   for (size_t i = 0; i < r.rows.size(); ++i) {
-    const std::string label = cases[i].params.label();
-    for (const MeasuredCase& c : measured)
-      if (c.technique == step_name && c.params == label) r.rows[i].measured = c.m.seconds;
-    if (r.rows[i].measured > 0) {
-      pred.push_back(r.rows[i].planned.time.total);
-      meas.push_back(r.rows[i].measured);
+    VerifyRow& row = r.rows[i];
+    const auto [mf, seconds] =
+        measure_in_window(r.machine, r.model, row.planned.layout, calibration, cases[i], storage, min_time);
+    req.machine = mf;
+    row.planned.time = evaluate(req, row.planned.layout).time;
+    row.measured = seconds;
+    for (const auto& kv : mf.gemm_rate) r.machine.gemm_rate[kv.first] = kv.second;  // the shapes measured, reported
+    if (row.measured > 0) {
+      pred.push_back(row.planned.time.total);
+      meas.push_back(row.measured);
     }
   }
+  if (comm::rank() != 0) return r;
   r.mae = mean_abs_rel_error(pred, meas);
   r.rho = spearman(pred, meas);
   r.mae_pass = r.mae <= kMaxMeanAbsError;

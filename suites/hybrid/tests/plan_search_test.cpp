@@ -34,10 +34,15 @@ TEST(PlanSearch, EnumerationCoversTheDeclaredSpace) {
   ModelShape m;
   m.layers = 8, m.hidden = 64, m.heads = 4, m.seq = 16, m.global_batch = 12;
   const auto all = enumerate_layouts(m, 4, StorageType::fp32);
-  // Factorizations of 4 into dp x tp x pp: 6; pipelines: gpipe, 1f1b, interleaved v=2..8: 9;
-  // micro-batch counts dividing 12: 6; ZeRO stages: 4 at dp > 1 (3 grids), 1 at dp = 1
-  // (3 grids); checkpointing 0, 1, 2, 4, 8: 5.
-  EXPECT_EQ(all.size(), (3u * 4 + 3u * 1) * 9 * 6 * 5);
+  // Factorizations of 4 into dp x tp x pp: 6; pipelines: gpipe, 1f1b,
+  // interleaved v=2..8 (9) at pp > 1, 1f1b alone at pp = 1; micro-batch
+  // counts dividing 12: 6; ZeRO stages: 4 at dp > 1, 1 at dp = 1;
+  // checkpointing 0, 1, 2, 4, 8: 5. Grids (dp, tp, pp) with dp > 1: (2,1,2)
+  // 9 x 4, (2,2,1) and (4,1,1) 1 x 4 each; with dp = 1: (1,1,4) and (1,2,2)
+  // 9 each, (1,4,1) 1.
+  EXPECT_EQ(all.size(), (9u * 4 + 2 * 4 + 2 * 9 + 1) * 6 * 5);
+  for (const Layout& l : all)
+    if (l.pp == 1) EXPECT_TRUE(l.schedule == sp::mp::ScheduleKind::one_f_one_b && l.v == 1);
   std::set<std::tuple<int, int, int>> grids;
   for (const Layout& l : all) {
     EXPECT_EQ(l.world(), 4);

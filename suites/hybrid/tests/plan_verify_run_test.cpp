@@ -1,6 +1,6 @@
 // The verification's run path end to end on a stand-in for the composed step
 // (a test-only technique taking hybrid_step's parameters, doing no training):
-// the machine measured through gemm and all_reduce, the picked layouts run
+// the machine measured through step_gemm and all_reduce, the picked layouts run
 // through the registry and the runner, and each one's measurement matched
 // back to its layout. Needs 2 ranks (CTest runs it under mpiexec -n 2);
 // skipped at 1. Times are not asserted, only that every layout was measured.

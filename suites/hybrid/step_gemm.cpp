@@ -1,0 +1,182 @@
+// step_gemm: the product the composed step and every layer of the shared
+// layer library run, nn::gemm (kernels/nn/gemm.hpp): C = A B with A, B and C
+// in the storage type - fp32 and fp64 accumulate in themselves, fp16 and bf16
+// in fp32 and round C once - at one shape. The timed loop cycles over `sets`
+// copies of (A, B, C), one product per call: with one copy the operands stay
+// in cache from call to call, as in a GEMM benchmark; with copies that add up
+// to more than the last-level cache every call reads them from memory, as a
+// training step's products do (each block's weights and activations are
+// touched once per pass). The planner's verification measures its GEMM rates
+// with this technique (docs/planner.md, "Verification"); the project's GEMM
+// against the vendor's is technique gemm.
+#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/nn/gemm.hpp"
+#include "reference/gemm/gemm_ref.hpp"
+#include "scaleproof/compare.hpp"
+#include "scaleproof/registry.hpp"
+
+namespace {
+
+using sp::precision::bf16_t;
+using sp::precision::fp16_t;
+
+double element_bytes(const std::string& dtype) { return dtype == "fp64" ? 8 : dtype == "fp32" ? 4 : 2; }
+
+// Copies of the operands and the product in storage type S.
+template <class S>
+struct Sets {
+  std::vector<Kokkos::View<S*>> A, B, C;
+  void clear() { A.clear(), B.clear(), C.clear(); }
+};
+
+class StepGemm : public sp::Technique {
+ public:
+  StepGemm() : Technique(describe()) {}
+
+  static sp::Info describe() {
+    sp::Info i;
+    i.name = "step_gemm";
+    i.family = "hybrid";
+    i.summary = "the layer library's product nn::gemm at one shape and storage type, operands in or out of cache";
+    auto set = [](const char* t, int m, int n, int k, int sets) {
+      return sp::Params{{"dtype", t},
+                        {"M", std::to_string(m)},
+                        {"N", std::to_string(n)},
+                        {"K", std::to_string(k)},
+                        {"sets", std::to_string(sets)}};
+    };
+    for (const char* t : {"fp32", "fp64", "fp16", "bf16"}) {
+      // Edge shapes (no multiple of any tile), one and several copies.
+      i.param_sets.push_back({sp::Size::conformance, set(t, 33, 17, 65, 1)});
+      i.param_sets.push_back({sp::Size::conformance, set(t, 7, 513, 3, 3)});
+    }
+    // One rank's tokens of the planner's scaled-down shape times the MLP
+    // width, in cache and from memory (64 copies: 96 MiB in fp32).
+    for (const char* t : {"fp32", "bf16"})
+      for (int sets : {1, 64}) i.param_sets.push_back({sp::Size::small, set(t, 512, 512, 128, sets)});
+    i.param_sets.push_back({sp::Size::medium, set("fp32", 2048, 2048, 512, 1)});
+    i.param_sets.push_back({sp::Size::medium, set("fp32", 2048, 2048, 512, 16)});
+    i.param_rules = {{"sets", 1, 4096}};
+    i.variants = {sp::Variant::kernel("kokkos")};
+    // The tiled kernel of technique gemm, whose roofline band this repeats.
+    i.tol.roof_min = 0.25;
+    i.source = "docs/planner.md Verification; docs/roofline.md Roofline; FLOPs 2MNK";
+    return i;
+  }
+
+  void validate(const sp::Params& p, int nranks) const override {
+    Technique::validate(p, nranks);
+    const auto& t = p.s("dtype");
+    if (t != "fp32" && t != "fp64" && t != "fp16" && t != "bf16")
+      throw sp::InputError("step_gemm: unknown dtype '" + t + "' (fp32, fp64, fp16 or bf16)");
+    const __int128 m = p.i("M"), n = p.i("N"), k = p.i("K"), limit = __int128(1) << 31;
+    if (m * k > limit || k * n > limit || m * n > limit)
+      throw sp::InputError("step_gemm: matrices above 2^31 elements are not supported (M x K, K x N and M x N)");
+    const double bytes = double(p.i("sets")) * double(m * k + k * n + m * n) * element_bytes(t);
+    if (bytes > double(int64_t(1) << 34))
+      throw sp::InputError("step_gemm: sets x (M K + K N + M N) elements exceed 16 GiB");
+  }
+
+  sp::Counts counts(const sp::Params& p, int) const override {
+    const double m = p.i("M"), n = p.i("N"), k = p.i("K"), es = element_bytes(p.s("dtype"));
+    sp::Counts c;
+    c.flops = 2 * m * n * k;
+    c.bytes_read = (m * k + k * n) * es;
+    c.bytes_written = m * n * es;
+    c.dtype = p.s("dtype");  // no 16-bit roof is probed: the fp32 one stands in
+    return c;
+  }
+
+  void setup(const sp::Params& p, int) override {
+    dtype_ = p.s("dtype");
+    M_ = p.i("M"), N_ = p.i("N"), K_ = p.i("K");
+    sets_ = static_cast<int>(p.i("sets"));
+    next_ = last_ = 0;
+    hA_.resize(M_ * K_), hB_.resize(K_ * N_);
+    // Mixed signs and magnitudes; every value is a multiple of 2^-7 with at
+    // most 8 significant bits, exact in every storage type, so the reference
+    // multiplies the values the kernel does.
+    for (int64_t x = 0; x < M_ * K_; ++x) hA_[x] = float((x * 37 % 101) - 50) / 64.0f;
+    for (int64_t x = 0; x < K_ * N_; ++x) hB_[x] = float((x * 53 % 97) - 48) / 32.0f + float(x % 7) / 128.0f;
+    if (dtype_ == "fp32") fill(f32_);
+    if (dtype_ == "fp64") fill(f64_);
+    if (dtype_ == "fp16") fill(f16_);
+    if (dtype_ == "bf16") fill(b16_);
+  }
+
+  void run(const std::string&) override {
+    if (dtype_ == "fp32") run_t(f32_);
+    if (dtype_ == "fp64") run_t(f64_);
+    if (dtype_ == "fp16") run_t(f16_);
+    if (dtype_ == "bf16") run_t(b16_);
+  }
+
+  sp::CheckResult check(const std::string&) override {
+    if (dtype_ == "fp32") return check_t(f32_);
+    if (dtype_ == "fp64") return check_t(f64_);
+    if (dtype_ == "fp16") return check_t(f16_);
+    return check_t(b16_);
+  }
+
+  void teardown() override { f32_.clear(), f64_.clear(), f16_.clear(), b16_.clear(); }
+
+ private:
+  template <class S>
+  void fill(Sets<S>& s) {
+    Kokkos::View<S*, Kokkos::HostSpace> a("step_gemm_ha", size_t(M_ * K_)), b("step_gemm_hb", size_t(K_ * N_));
+    for (int64_t x = 0; x < M_ * K_; ++x) a(x) = sp::nn::store_as<S>(hA_[x], 0);
+    for (int64_t x = 0; x < K_ * N_; ++x) b(x) = sp::nn::store_as<S>(hB_[x], 0);
+    s.clear();
+    for (int q = 0; q < sets_; ++q) {
+      s.A.push_back(Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), a));
+      s.B.push_back(Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), b));
+      s.C.emplace_back("step_gemm_c", size_t(M_ * N_));
+    }
+  }
+
+  template <class S>
+  void run_t(Sets<S>& s) {
+    const int q = next_;
+    next_ = (next_ + 1) % sets_;
+    sp::nn::gemm(sp::nn::Op::N, sp::nn::Op::N, int(M_), int(N_), int(K_), s.A[q].data(), K_, s.B[q].data(), N_,
+                 s.C[q].data(), N_);
+    last_ = q;
+  }
+
+  // Every element is a sum of K products (Higham, eq. 3.5): |error| <=
+  // gamma_K(u_acc) (|A||B|)_ij, plus one rounding u_S |C_ij| where C is
+  // stored narrower than the accumulator. The inputs are exact in S, so the
+  // reference multiplies the same values.
+  template <class S>
+  sp::CheckResult check_t(Sets<S>& s) {
+    using Acc = typename sp::nn::AccOf<S>::type;
+    std::vector<long double> ref, absab;
+    sp::reference::gemm_ref<float>(M_, N_, K_, hA_, hB_, ref, absab);
+    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.C[size_t(last_)]);
+    const double g = sp::gamma_n(static_cast<double>(K_), sp::unit_roundoff<Acc>());
+    const double u_store = std::is_same<S, Acc>::value ? 0.0 : std::is_same<S, fp16_t>::value ? 0x1p-11 : 0x1p-8;
+    sp::Comparator cmp("gamma_K(acc)*(|A||B|)_ij + u_S |C_ij|, Higham (3.5)");
+    for (int64_t x = 0; x < M_ * N_; ++x) {
+      const double r = static_cast<double>(ref[size_t(x)]);
+      cmp.add(double(sp::nn::load(h(size_t(x)))), r, g * static_cast<double>(absab[size_t(x)]) + u_store * std::abs(r));
+    }
+    return cmp.result();
+  }
+
+  std::string dtype_;
+  int64_t M_ = 0, N_ = 0, K_ = 0;
+  int sets_ = 1, next_ = 0, last_ = 0;
+  std::vector<float> hA_, hB_;
+  Sets<float> f32_;
+  Sets<double> f64_;
+  Sets<fp16_t> f16_;
+  Sets<bf16_t> b16_;
+};
+
+SP_REGISTER_TECHNIQUE(StepGemm);
+
+}  // namespace
