@@ -195,6 +195,7 @@ CheckResult ConvTechnique<T>::check(const std::string& variant) {
   if (decl_.ratio.params_ratio) r.merge(check_definition(variant));
   r.note = ex.net().describe();
   if (is_onednn(def(variant).be)) r.note += "; oneDNN " + ex.onednn_impl();
+  if (def(variant).be == Backend::cudnn) r.note += "; cuDNN " + ex.cudnn_impl();
   return r;
 }
 

@@ -6,6 +6,9 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "scaleproof/vendors.hpp"
 
 namespace sp::conv {
 
@@ -25,8 +28,26 @@ struct CudnnConv::Impl {
   float* out = nullptr;
   void* work = nullptr;
   size_t work_bytes = 0;
+  cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
   bool has_act = false;
 };
+
+namespace {
+// A sum of products in some order: the rounding the direct-sum bound covers.
+bool direct_sum(cudnnConvolutionFwdAlgo_t a) {
+  return a == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM || a == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM ||
+         a == CUDNN_CONVOLUTION_FWD_ALGO_GEMM || a == CUDNN_CONVOLUTION_FWD_ALGO_DIRECT;
+}
+const char* algo_name(cudnnConvolutionFwdAlgo_t a) {
+  switch (a) {
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "IMPLICIT_GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "IMPLICIT_PRECOMP_GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM: return "GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT: return "DIRECT";
+    default: return "other";
+  }
+}
+}  // namespace
 
 CudnnConv::CudnnConv(const ConvSpec& s, int n, int h, int w, const float* in, const float* wts, const float* bias,
                      float* out)
@@ -49,9 +70,19 @@ CudnnConv::CudnnConv(const ConvSpec& s, int n, int h, int w, const float* in, co
      "conv");
   ok(cudnnSetConvolutionGroupCount(p.conv, s.groups), "groups");
   ok(cudnnSetConvolutionMathType(p.conv, CUDNN_FMA_MATH), "math");
-  ok(cudnnGetConvolutionForwardWorkspaceSize(p.handle, p.x, p.w, p.conv, p.y, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
-                                             &p.work_bytes),
-     "workspace");
+  // Every algorithm, fastest first; the first direct sum that ran wins.
+  int count = 0;
+  ok(cudnnGetConvolutionForwardAlgorithmMaxCount(p.handle, &count), "algorithm count");
+  std::vector<cudnnConvolutionFwdAlgoPerf_t> found(size_t(count > 0 ? count : 1));
+  int returned = 0;
+  ok(cudnnFindConvolutionForwardAlgorithm(p.handle, p.x, p.w, p.conv, p.y, count, &returned, found.data()),
+     "find algorithm");
+  for (int i = 0; i < returned; ++i)
+    if (found[size_t(i)].status == CUDNN_STATUS_SUCCESS && direct_sum(found[size_t(i)].algo)) {
+      p.algo = found[size_t(i)].algo;
+      break;
+    }
+  ok(cudnnGetConvolutionForwardWorkspaceSize(p.handle, p.x, p.w, p.conv, p.y, p.algo, &p.work_bytes), "workspace");
   if (p.work_bytes > 0 && cudaMalloc(&p.work, p.work_bytes) != cudaSuccess) throw std::runtime_error("cuDNN workspace");
   if (s.act != Act::none) {
     p.has_act = true;
@@ -77,12 +108,34 @@ CudnnConv::~CudnnConv() {
 void CudnnConv::run() {
   auto& p = *p_;
   const float one = 1, zero = 0;
-  ok(cudnnConvolutionForward(p.handle, &one, p.x, p.in, p.w, p.wts, p.conv, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
-                             p.work, p.work_bytes, &zero, p.y, p.out),
+  ok(cudnnConvolutionForward(p.handle, &one, p.x, p.in, p.w, p.wts, p.conv, p.algo, p.work, p.work_bytes, &zero, p.y,
+                             p.out),
      "forward");
   if (p.bias) ok(cudnnAddTensor(p.handle, &one, p.b, p.bias, &one, p.y, p.out), "bias");
   if (p.has_act) ok(cudnnActivationForward(p.handle, p.act, &one, p.y, p.out, &zero, p.y, p.out), "activation");
 }
+
+std::string CudnnConv::impl() const {
+  return std::string(algo_name(p_->algo)) + " (cudnnFind, direct sums), FMA math, NCHW, workspace " +
+         std::to_string(p_->work_bytes) + " B";
+}
+
+namespace {
+
+// cuDNN as the manifest records it.
+sp::VendorFacts describe_cudnn(int) {
+  const size_t v = cudnnGetVersion();
+  return {{"version", std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100)},
+          {"algorithm",
+           "per case the fastest direct sum cudnnFindConvolutionForwardAlgorithm measures (IMPLICIT_GEMM, "
+           "IMPLICIT_PRECOMP_GEMM, GEMM, DIRECT; not Winograd or FFT), named in the check's note"},
+          {"math", "CUDNN_FMA_MATH: fp32 arithmetic, no TF32"},
+          {"layout", "NCHW"}};
+}
+
+SP_REGISTER_VENDOR("cudnn", describe_cudnn);
+
+}  // namespace
 
 }  // namespace sp::conv
 #endif

@@ -1,10 +1,14 @@
 #pragma once
 // cuDNN convolution (the GPU vendor baseline) on caller-owned device memory:
-// NCHW, IMPLICIT_GEMM (a direct sum: no Winograd or FFT, whose rounding the
-// direct-sum bound does not cover), FMA math (no TF32), bias and activation
-// applied after. Built only with SP_HAVE_CUDNN (CUDA builds); compiled here,
-// run only on a GPU machine.
+// NCHW, FMA math (fp32 arithmetic, no TF32), bias and activation applied
+// after. The algorithm is the fastest that cudnnFindConvolutionForwardAlgorithm
+// measures for the case among the direct sums (implicit GEMM, precomputed
+// implicit GEMM, explicit GEMM, direct): Winograd and FFT round differently
+// from a sum of products, which the conformance bound covers. impl() names
+// the choice. Built only with SP_HAVE_CUDNN (CUDA builds); compiled here, run
+// only on a GPU machine.
 #include <memory>
+#include <string>
 
 #include "kernels/conv/conv_spec.hpp"
 
@@ -15,6 +19,7 @@ class CudnnConv {
   CudnnConv(const ConvSpec& s, int n, int h, int w, const float* in, const float* wts, const float* bias, float* out);
   ~CudnnConv();
   void run();
+  std::string impl() const;  // the algorithm found, its math and layout
 
  private:
   struct Impl;

@@ -164,6 +164,15 @@ class NetExec {
 #endif
     return out;
   }
+  // What cuDNN picked for this net's convs (distinct choices, "; "-joined).
+  std::string cudnn_impl() const {
+    std::string out;
+#ifdef SP_HAVE_CUDNN
+    for (auto& c : cudnn_)
+      if (c) append_distinct(out, c->impl());
+#endif
+    return out;
+  }
 
  private:
   static void copy_in(Tensor<T> v, const std::vector<T>& h) {

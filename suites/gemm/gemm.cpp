@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "reference/gemm/gemm_ref.hpp"
+#include "kernels/gemm/gemm_extents.hpp"
 #include "kernels/gemm/gemm_tiled.hpp"
 #include "scaleproof/compare.hpp"
 #include "scaleproof/kokkos_compat.hpp"
@@ -70,11 +71,8 @@ class Gemm : public sp::Technique {
     Technique::validate(p, nranks);
     const auto& t = p.s("dtype");
     if (t != "fp32" && t != "fp64") throw sp::InputError("gemm: unknown dtype '" + t + "' (fp32 or fp64)");
-    // Each matrix's element count in 128 bits: an int64 product of three
-    // 2^32 sizes wraps to 0 and would pass.
-    const __int128 m = p.i("M"), n = p.i("N"), k = p.i("K"), limit = __int128(1) << 31;
-    if (m * k > limit || k * n > limit || m * n > limit)
-      throw sp::InputError("gemm: matrices above 2^31 elements are not supported (M x K, K x N and M x N)");
+    if (!sp::kernels::gemm_extents_fit(p.i("M"), p.i("N"), p.i("K")))
+      throw sp::InputError(std::string("gemm: ") + sp::kernels::kGemmExtentsRule);
   }
 
   sp::Counts counts(const sp::Params& p, int) const override {

@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/gemm/gemm_extents.hpp"
 #include "kernels/nn/gemm.hpp"
 #include "reference/gemm/gemm_ref.hpp"
 #include "scaleproof/compare.hpp"
@@ -73,10 +74,10 @@ class StepGemm : public sp::Technique {
     const auto& t = p.s("dtype");
     if (t != "fp32" && t != "fp64" && t != "fp16" && t != "bf16")
       throw sp::InputError("step_gemm: unknown dtype '" + t + "' (fp32, fp64, fp16 or bf16)");
-    const __int128 m = p.i("M"), n = p.i("N"), k = p.i("K"), limit = __int128(1) << 31;
-    if (m * k > limit || k * n > limit || m * n > limit)
-      throw sp::InputError("step_gemm: matrices above 2^31 elements are not supported (M x K, K x N and M x N)");
-    const double bytes = double(p.i("sets")) * double(m * k + k * n + m * n) * element_bytes(t);
+    const int64_t m = p.i("M"), n = p.i("N"), k = p.i("K");
+    if (!sp::kernels::gemm_extents_fit(m, n, k))
+      throw sp::InputError(std::string("step_gemm: ") + sp::kernels::kGemmExtentsRule);
+    const double bytes = double(p.i("sets")) * (double(m) * k + double(k) * n + double(m) * n) * element_bytes(t);
     if (bytes > double(int64_t(1) << 34))
       throw sp::InputError("step_gemm: sets x (M K + K N + M N) elements exceed 16 GiB");
   }
