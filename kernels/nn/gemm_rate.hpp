@@ -39,7 +39,7 @@ struct GemmShape {
 // the service times them and the technique's call in turn, call by call
 // (a Probe), so that drift on a shared machine hits both alike. A
 // technique prepares it at its shapes and storage type (in
-// report_counters), declares gemm_rate_probe(variant) and runs run() when
+// report_counters), declares gemm_rate_probes(variant) and runs run() when
 // a probe call is kGemmCall; gemm_rate_counters() then turns the probe's
 // times into the counters the verdict reads.
 inline constexpr const char* kGemmCall = "gemm_at_shapes";

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kernels/gemm/gemm_extents.hpp"
+#include "kernels/hybrid/layout.hpp"
 #include "kernels/nn/gemm.hpp"
 #include "reference/gemm/gemm_ref.hpp"
 #include "scaleproof/compare.hpp"
@@ -25,7 +26,16 @@ namespace {
 using sp::precision::bf16_t;
 using sp::precision::fp16_t;
 
-double element_bytes(const std::string& dtype) { return dtype == "fp64" ? 8 : dtype == "fp32" ? 4 : 2; }
+double element_bytes(const std::string& dtype) { return sp::hybrid::element_bytes(sp::hybrid::parse_storage(dtype)); }
+
+// The rounding of C into storage type S: none where S is the accumulator.
+template <class S>
+constexpr double store_roundoff() {
+  if constexpr (std::is_same<S, typename sp::nn::AccOf<S>::type>::value)
+    return 0.0;
+  else
+    return sp::precision::StorageInfo<S>::unit_roundoff;
+}
 
 // Copies of the operands and the product in storage type S.
 template <class S>
@@ -159,7 +169,7 @@ class StepGemm : public sp::Technique {
     sp::reference::gemm_ref<float>(M_, N_, K_, hA_, hB_, ref, absab);
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.C[size_t(last_)]);
     const double g = sp::gamma_n(static_cast<double>(K_), sp::unit_roundoff<Acc>());
-    const double u_store = std::is_same<S, Acc>::value ? 0.0 : std::is_same<S, fp16_t>::value ? 0x1p-11 : 0x1p-8;
+    const double u_store = store_roundoff<S>();
     sp::Comparator cmp("gamma_K(acc)*(|A||B|)_ij + u_S |C_ij|, Higham (3.5)");
     for (int64_t x = 0; x < M_ * N_; ++x) {
       const double r = static_cast<double>(ref[size_t(x)]);
