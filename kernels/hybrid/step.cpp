@@ -161,6 +161,11 @@ void HybridStep<T>::load() {
   skipped_ = 0;
   inject_ = false;
   t_ = 0;
+  start_counting();
+}
+
+template <class T>
+void HybridStep<T>::start_counting() {
   busy_ = 0;
   dp_.collectives = dpw_.collectives = tp_.collectives = 0;
   g_.dp().reset_traffic(), g_.tp().reset_traffic(), g_.pp().reset_traffic();

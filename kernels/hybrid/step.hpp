@@ -82,7 +82,11 @@ class HybridStep {
   HybridStep(const ModelShape& m, const Layout& l, int rank, MPI_Comm base);
 #endif
 
-  void load();  // initial parameters, zero optimizer state, step count 0, counters and peaks reset
+  void load();  // initial parameters, zero optimizer state, step count 0, then start_counting()
+  // Traffic, collective counts, busy time and memory peaks from zero; the
+  // training state (parameters, optimizer, loss scale, step count) is kept,
+  // so the next steps continue training as a training loop's do.
+  void start_counting();
   void step();  // one training step
 
   // The one-rank reference of layout `of` (docs/hybrid.md, "16-bit storage"): this step must run one_rank's layout of

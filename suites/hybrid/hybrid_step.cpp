@@ -3,8 +3,9 @@
 // over the stages (GPipe, 1F1B, interleaved), ZeRO 0..3 over the
 // data-parallel group, Adam, optional activation checkpointing
 // (kernels/hybrid/step.hpp), in fp32, fp64, or fp16 / bf16 storage with fp32
-// master weights and dynamic loss scaling. check() compares every parameter
-// each rank holds after the call: fp32 and fp64 with the single-rank
+// master weights and dynamic loss scaling. setup() initialises the model;
+// each call continues its training. check() compares every parameter each
+// rank holds after the first call: fp32 and fp64 with the single-rank
 // reference (reference/hybrid/hybrid_ref.hpp) within its running error
 // bound; fp16 and bf16 with the same step on one rank (one_rank_step.hpp),
 // bit for bit: for tensor and data parallelism the one-rank step adds the
@@ -103,11 +104,16 @@ class HybridStepTechnique : public sp::nn::GemmRateTechnique {
     }
     reference_.reset();
     gemm_at_.clear(), elementwise_rate_ = 0;
+    with([&](auto& st) { st.load(); });
   }
 
+  // `steps` more steps of one training run that setup() started: a timed
+  // call is training steps only, as in a training loop. check() follows a
+  // single call after setup(), so its parameters are those `steps` steps
+  // after the initial ones, which the references take.
   void run(const std::string&) override {
     with([&](auto& st) {
-      st.load();
+      st.start_counting();
       const int steps = int(params_.i("steps"));
       for (int s = 0; s < steps; ++s) st.step();
       last_ = st.counters();
