@@ -153,6 +153,20 @@ std::vector<GemmShape> predict_gemms(const ModelShape& m, const Layout& l, int r
   return out;
 }
 
+AttentionWork predict_attention(const ModelShape& m, const Layout& l, int rank) {
+  const RankView r = view(m, l, rank);
+  AttentionWork a;
+  a.b = r.mbs, a.s = m.seq, a.heads = r.k.heads, a.d = r.k.d;
+  const double passes = double(l.micro_batches) * l.v * r.bpc;  // block passes of each kind per step
+  a.forward_calls = passes * (l.ckpt_every > 0 ? 2 : 1);
+  a.backward_calls = passes;
+  // Softmax elements as block_elementwise_elems counts them: forward reads
+  // the scores and writes P, backward reads P and dP and writes dS.
+  const double probs = double(r.mbs) * r.k.heads * m.seq * m.seq;
+  a.softmax_bytes = (2 * a.forward_calls + 3 * a.backward_calls) * probs * storage_bytes(l);
+  return a;
+}
+
 BlockElementwise block_elementwise_elems(double n, double h, double fl, double probs) {
   BlockElementwise e;
   // Forward: 2 layer norms (read x, write y, mean, 1/std), softmax (read

@@ -46,6 +46,9 @@ double predict_flops(const ModelShape& m, const Layout& l, int rank);
 // count per product of the batch), ordered by shape. Their FLOPs sum to
 // predict_flops().
 std::vector<GemmShape> predict_gemms(const ModelShape& m, const Layout& l, int rank);
+// The attention core's calls per step on this rank and their softmax bytes
+// (a part of predict_gemms' products and predict_elementwise_bytes' bytes).
+AttentionWork predict_attention(const ModelShape& m, const Layout& l, int rank);
 // Bytes the element-wise passes of one step read and write on this rank,
 // each operand counted once per pass (docs/planner.md, "Time model"): layer
 // norms, softmax, GeLU and residual adds of every block (forward, backward

@@ -13,11 +13,28 @@ double total_flops(const StepWork& w) {
   return f;
 }
 
+double AttentionWork::products(const GemmShape& g) const {
+  const double bh = double(b) * heads;
+  double n = 0;
+  if (g.m == s && g.n == s && g.k == d) n += bh * (forward_calls + backward_calls);      // Q K^T, dO V^T
+  if (g.m == s && g.n == d && g.k == s) n += bh * (forward_calls + 3 * backward_calls);  // P V, dS K, dS^T Q, P^T dO
+  return n;
+}
+
 StepTime predict_step_time(const StepWork& w, const MachineFigures& mf) {
   StepTime t;
-  for (const GemmShape& g : w.gemms) t.gemm += g.flops() / mf.rate(g);
-  t.elementwise = mf.elementwise_bw > 0 ? w.elementwise_bytes / mf.elementwise_bw : 0.0;
-  t.compute = t.gemm + t.elementwise;
+  const AttentionWork& a = w.attention;
+  const auto measured = mf.attention_seconds.find(a.key());
+  const bool attention = measured != mf.attention_seconds.end();
+  for (const GemmShape& g : w.gemms) {
+    GemmShape rest = g;
+    if (attention) rest.count -= a.products(g);
+    t.gemm += rest.flops() / mf.rate(g);
+  }
+  const double ew = w.elementwise_bytes - (attention ? a.softmax_bytes : 0.0);
+  t.elementwise = mf.elementwise_bw > 0 ? ew / mf.elementwise_bw : 0.0;
+  if (attention) t.attention = a.forward_calls * measured->second.first + a.backward_calls * measured->second.second;
+  t.compute = t.gemm + t.elementwise + t.attention;
   t.tp = group_seconds(w.tp, mf.tp);
   t.pp = w.pp_messages * mf.pp.alpha + w.pp_bytes * mf.pp.beta;
   t.dp = group_seconds(w.dp, mf.dp);

@@ -3,6 +3,9 @@
 // the machine's measured figures (docs/planner.md, "Time model"):
 //   compute   = sum over GEMM shapes of count 2MNK / rate(shape)
 //               + element-wise bytes / element-wise bandwidth
+//               where the attention core's time per call is measured at
+//               the step's shape: its calls times that time, in place of
+//               its batched products and its softmax bytes in the two sums
 //   group g   = latency_steps alpha_g + bytes_sent beta_g + bytes_reduced gamma_g
 //               (Hockney's alpha-beta-gamma, the form of the ring algorithms)
 //   pipeline  = (compute + tensor-parallel + point-to-point) / (1 - f),
@@ -15,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "kernels/modelparallel/schedule.hpp"
@@ -39,9 +43,26 @@ struct GemmShape {
   std::tuple<int64_t, int64_t, int64_t> key() const { return {m, n, k}; }
 };
 
+// The causal attention core (batched products over (sample, head) and the
+// softmax between them) of every block pass of a step: its shape per call
+// (b samples of s tokens, `heads` local heads of d columns) and its calls.
+// A forward call runs, per (sample, head), Q K^T (s x s x d) and P V
+// (s x d x s); a backward call dO V^T (s x s x d) and dS K, dS^T Q, P^T dO
+// (s x d x s). Those products are among StepWork::gemms and the softmax's
+// bytes among its element-wise bytes.
+struct AttentionWork {
+  int b = 0, s = 0, heads = 0, d = 0;
+  double forward_calls = 0, backward_calls = 0;
+  double softmax_bytes = 0;  // of the element-wise bytes, the softmax passes' (forward and backward)
+  std::tuple<int, int, int, int> key() const { return {b, s, heads, d}; }
+  // How many of the products of shape g the core runs per step (g's count includes them).
+  double products(const GemmShape& g) const;
+};
+
 struct StepWork {
   std::vector<GemmShape> gemms;          // every GEMM shape this rank runs per step, each shape once
   double elementwise_bytes = 0;          // bytes the element-wise passes read and write per step
+  AttentionWork attention;               // the attention core, a part of both
   GroupWork tp, dp;                      // tensor- and data-parallel collectives
   double pp_messages = 0, pp_bytes = 0;  // pipeline point-to-point sends
   mp::ScheduleKind schedule = mp::ScheduleKind::one_f_one_b;
@@ -61,6 +82,10 @@ struct MachineFigures {
   // Bytes per second of the element-wise passes; 0: not measured, the
   // element-wise term is left out (named figures and presets).
   double elementwise_bw = 0;
+  // Seconds per forward and per backward call of the attention core
+  // measured at a shape AttentionWork::key(); where the work's shape has
+  // them they replace its products' and softmax's share of the two terms.
+  std::map<std::tuple<int, int, int, int>, std::pair<double, double>> attention_seconds;
   Link tp, dp, pp;  // per group; on one node usually the same link
   double rate(const GemmShape& g) const {
     auto it = gemm_rate.find(g.key());
@@ -70,7 +95,8 @@ struct MachineFigures {
 
 struct StepTime {
   double compute = 0, tp = 0, pp = 0, dp = 0;  // seconds of each part
-  double gemm = 0, elementwise = 0;            // compute = gemm + elementwise
+  double gemm = 0, elementwise = 0;            // compute = gemm + elementwise + attention
+  double attention = 0;                        // the attention core where measured, else 0 (in the other two)
   double bubble = 0;                           // seconds idle in the pipeline's fill and drain
   double bubble_fraction = 0;                  // f, of the pipelined phase
   double total = 0;

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "reference/dataparallel/mlp_reference.hpp"
+#include "reference/hybrid/attention_ref.hpp"
 
 namespace sp::hybrid::ref {
 
@@ -131,80 +132,10 @@ Matrix ln_backward(const Matrix& x, const Matrix& g, const Ln& l, const Matrix& 
   return dx;
 }
 
-struct Dims {
-  int B, s, h, H, d, f;
-  R scale;  // 1 / sqrt(d) rounded to the kernel's type
+// The model's dimensions: the attention's, and the MLP width f.
+struct Dims : AttnDims {
+  int f;
 };
-
-// Causal attention of all heads: Q, K, V are [B s, h] (head j: columns j d ..).
-struct Attn {
-  Matrix P;  // [(b H + j) s + q, k]
-  Matrix O;  // [B s, h]
-};
-Attn attn_forward(const Dims& D, const Matrix& Q, const Matrix& K, const Matrix& V) {
-  const R scale = D.scale;
-  Attn a{Matrix(D.B * D.H * D.s, D.s), Matrix(D.B * D.s, D.h)};
-  for (int b = 0; b < D.B; ++b)
-    for (int hd = 0; hd < D.H; ++hd)
-      for (int q = 0; q < D.s; ++q) {
-        const int row = (b * D.H + hd) * D.s + q, tq = b * D.s + q;
-        std::vector<E> x(size_t(q) + 1);
-        E mx{};
-        for (int k = 0; k <= q; ++k) {
-          Dot dd;
-          for (int c = 0; c < D.d; ++c) dd.add(Q(tq, hd * D.d + c), K(b * D.s + k, hd * D.d + c));
-          x[size_t(k)] = dd.finish() * f(scale);
-          mx = k == 0 ? x[0] : max(mx, x[size_t(k)]);
-        }
-        E den{};
-        for (int k = 0; k <= q; ++k) {
-          x[size_t(k)] = exp(x[size_t(k)] - mx);
-          den = den + x[size_t(k)];
-        }
-        for (int k = 0; k < D.s; ++k) a.P(row, k) = k <= q ? x[size_t(k)] / den : E{};
-        for (int c = 0; c < D.d; ++c) {
-          Dot o;
-          for (int k = 0; k < D.s; ++k) o.add(a.P(row, k), V(b * D.s + k, hd * D.d + c));
-          a.O(tq, hd * D.d + c) = o.finish();
-        }
-      }
-  return a;
-}
-// dQ, dK, dV from dO.
-void attn_backward(const Dims& D, const Matrix& Q, const Matrix& K, const Matrix& V, const Attn& a, const Matrix& dO,
-                   Matrix& dQ, Matrix& dK, Matrix& dV) {
-  const R scale = D.scale;
-  dQ = Matrix(D.B * D.s, D.h), dK = Matrix(D.B * D.s, D.h), dV = Matrix(D.B * D.s, D.h);
-  Matrix dS(D.B * D.H * D.s, D.s);
-  for (int b = 0; b < D.B; ++b)
-    for (int hd = 0; hd < D.H; ++hd) {
-      for (int q = 0; q < D.s; ++q) {
-        const int row = (b * D.H + hd) * D.s + q;
-        std::vector<E> g(size_t(D.s));
-        for (int k = 0; k < D.s; ++k) {
-          Dot dd;
-          for (int c = 0; c < D.d; ++c) dd.add(dO(b * D.s + q, hd * D.d + c), V(b * D.s + k, hd * D.d + c));
-          g[size_t(k)] = dd.finish();
-        }
-        E cs{};
-        for (int k = 0; k <= q; ++k) cs = cs + g[size_t(k)] * a.P(row, k);
-        for (int k = 0; k < D.s; ++k) dS(row, k) = k <= q ? a.P(row, k) * (g[size_t(k)] - cs) : E{};
-      }
-      for (int i = 0; i < D.s; ++i)
-        for (int c = 0; c < D.d; ++c) {
-          Dot q, k, v;
-          for (int j = 0; j < D.s; ++j) {
-            const int ri = (b * D.H + hd) * D.s + i, rj = (b * D.H + hd) * D.s + j;
-            q.add(dS(ri, j), K(b * D.s + j, hd * D.d + c));
-            k.add(dS(rj, i), Q(b * D.s + j, hd * D.d + c));
-            v.add(a.P(rj, i), dO(b * D.s + j, hd * D.d + c));
-          }
-          dQ(b * D.s + i, hd * D.d + c) = q.finish() * f(scale);
-          dK(b * D.s + i, hd * D.d + c) = k.finish() * f(scale);
-          dV(b * D.s + i, hd * D.d + c) = v.finish();
-        }
-    }
-}
 
 struct BlockStash {
   Matrix x, q, k, v, x1, z, hh;
@@ -219,7 +150,7 @@ Model train(const ModelShape& m, int steps, const AdamConsts& ac) {
   set_unit_roundoff(std::is_same<T, float>::value ? 0x1p-24 : 0x1p-53);
   set_consts<T>();
   const int dh = m.hidden / m.heads;
-  const Dims D{m.global_batch, m.seq, m.hidden, m.heads, dh, m.ffn_width(), R(T(1.0 / std::sqrt(double(dh))))};
+  const Dims D{{m.global_batch, m.seq, m.hidden, m.heads, dh, R(T(1.0 / std::sqrt(double(dh))))}, m.ffn_width()};
   const int N = D.B * D.s, h = D.h;
   Model w, mom, vel;
   for (int l = 0; l < m.layers; ++l) {

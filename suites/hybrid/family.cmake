@@ -11,7 +11,8 @@ if(SP_BUILD_TESTS)
   # of that family; scaleproof and sp_conformance link every family).
   # The planner's verification measures the GEMM rates, alpha-beta and the
   # element-wise bandwidth through the gemm, collectives and roofline
-  # (stream_triad) techniques; its GEMM rates through step_gemm, of this family.
+  # (stream_triad) techniques; its GEMM rates and the attention core's time
+  # through step_gemm and step_attention, of this family.
   target_link_libraries(sp_hybrid_tests PRIVATE sp_family_modelparallel sp_family_gemm sp_family_collectives
                                                 sp_family_roofline)
 
@@ -46,6 +47,11 @@ if(SP_BUILD_TESTS)
   sp_cli_test(step_gemm_unknown_dtype 2 check --technique step_gemm --set dtype=int8)
   sp_cli_test(step_gemm_zero_sets 2 bench --technique step_gemm --set sets=0)
   sp_cli_test(step_gemm_sets_too_large 2 bench --technique step_gemm --set M=8192,N=8192,K=8192,sets=4096)
+  # The step's attention core: an unknown storage type or pass, no copies, an index past 2^31.
+  sp_cli_test(step_attention_unknown_dtype 2 check --technique step_attention --set dtype=int8)
+  sp_cli_test(step_attention_unknown_pass 2 bench --technique step_attention --set pass=sideways)
+  sp_cli_test(step_attention_zero_sets 2 bench --technique step_attention --set sets=0)
+  sp_cli_test(step_attention_scores_past_int 2 bench --technique step_attention --set b=64,s=8192,heads=8,d=1)
   # Invalid layouts: one line, exit 2, nothing written.
   sp_cli_test(hybrid_ranks_not_dp_tp_pp 2 check --technique hybrid_step --set dp=2)
   sp_cli_test(hybrid_layers_not_divisible_by_pp_v 2 check --technique hybrid_step --set schedule=interleaved,v=2,layers=3)

@@ -162,8 +162,17 @@ nlohmann::json to_json(const MachineFigures& m) {
   nlohmann::json shapes = nlohmann::json::array();
   for (const auto& [k, r] : m.gemm_rate)
     shapes.push_back({{"M", std::get<0>(k)}, {"N", std::get<1>(k)}, {"K", std::get<2>(k)}, {"flops", r}});
+  nlohmann::json attention = nlohmann::json::array();
+  for (const auto& [k, t] : m.attention_seconds)
+    attention.push_back({{"b", std::get<0>(k)},
+                         {"s", std::get<1>(k)},
+                         {"heads", std::get<2>(k)},
+                         {"d", std::get<3>(k)},
+                         {"forward_s", t.first},
+                         {"backward_s", t.second}});
   return {{"gemm_flops", m.gemm_flops},
           {"gemm_rates", shapes},
+          {"attention_seconds", attention},
           {"elementwise_bytes_per_s", m.elementwise_bw},
           {"alpha_s", m.dp.alpha},
           {"beta_s_per_B", m.dp.beta},
@@ -195,6 +204,10 @@ std::string describe(const MachineFigures& m) {
   }
   if (m.elementwise_bw > 0) {
     std::snprintf(buf, sizeof buf, ", element-wise %.4g GB/s", m.elementwise_bw / 1e9);
+    s += buf;
+  }
+  if (!m.attention_seconds.empty()) {
+    std::snprintf(buf, sizeof buf, ", attention core at %zu shapes", m.attention_seconds.size());
     s += buf;
   }
   s += ", " + link_text(m.dp);

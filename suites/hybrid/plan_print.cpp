@@ -54,6 +54,7 @@ nlohmann::json candidate_json(const Candidate& c) {
            {{"compute", c.time.compute},
             {"gemm", c.time.gemm},
             {"elementwise", c.time.elementwise},
+            {"attention", c.time.attention},
             {"tp", c.time.tp},
             {"pp", c.time.pp},
             {"dp", c.time.dp},
@@ -148,14 +149,15 @@ std::string verify_table(const VerifyResult& v) {
   std::string s = "plan --verify: " + model_line(v.model) + "\n";
   s += "machine measured on these ranks: " + describe(v.machine) + "\n";
   // The predicted step's parts (time_model.hpp): GEMMs, element-wise
-  // passes, communication of every group, the pipeline's bubble.
-  s += fmt("%6s  %-50s %12s %12s %8s   %9s %9s %9s %9s\n", "place", "layout", "predicted s", "measured s", "error",
-           "gemm s", "elem s", "comm s", "bubble s");
+  // passes, the attention core, communication of every group, the
+  // pipeline's bubble.
+  s += fmt("%6s  %-50s %12s %12s %8s   %9s %9s %9s %9s %9s\n", "place", "layout", "predicted s", "measured s", "error",
+           "gemm s", "elem s", "attn s", "comm s", "bubble s");
   for (const VerifyRow& r : v.rows) {
     const StepTime& t = r.planned.time;
     const double e = r.measured > 0 ? (t.total - r.measured) / r.measured : NAN;
-    s += fmt("%6d  %-50s %12.5g %12.5g %+7.1f%%   %9.4f %9.4f %9.4f %9.4f\n", r.position + 1,
-             describe(r.planned.layout).c_str(), t.total, r.measured, 100 * e, t.gemm, t.elementwise,
+    s += fmt("%6d  %-50s %12.5g %12.5g %+7.1f%%   %9.4f %9.4f %9.4f %9.4f %9.4f\n", r.position + 1,
+             describe(r.planned.layout).c_str(), t.total, r.measured, 100 * e, t.gemm, t.elementwise, t.attention,
              t.tp + t.pp + t.dp, t.bubble);
   }
   for (const std::string& why : v.refused) s += "refused by the step, not run: " + why + "\n";

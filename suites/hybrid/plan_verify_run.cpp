@@ -65,13 +65,18 @@ Params step_params(const ModelShape& m, const Layout& l) {
   return p;
 }
 
+// Copies of the operands that fill twice the last-level cache, which the
+// ranks of a node share: each call then reads them from memory, as the
+// step's products and attention do.
+long long sets_beyond_cache(double bytes_per_set) {
+  return std::clamp<long long>(std::llround(std::ceil(2 * last_level_cache_bytes() / bytes_per_set)), 1, 4096);
+}
+
 // The GEMM the step multiplies with (nn::gemm, technique step_gemm) in its
-// storage type, its operands read from memory as the step's are: enough
-// copies to fill twice the last-level cache, which the ranks of a node share.
+// storage type, its operands read from memory as the step's are.
 Case gemm_case(const GemmShape& g, StorageType storage) {
   const double set_bytes = double(g.m * g.k + g.k * g.n + g.m * g.n) * element_bytes(storage);
-  const long long sets =
-      std::clamp<long long>(std::llround(std::ceil(2 * last_level_cache_bytes() / set_bytes)), 1, 4096);
+  const long long sets = sets_beyond_cache(set_bytes);
   return make_case(need(kStepGemm, "the GEMM rate's measurement"),
                    Params{{"dtype", to_string(storage)},
                           {"M", std::to_string(g.m)},
@@ -79,6 +84,25 @@ Case gemm_case(const GemmShape& g, StorageType storage) {
                           {"K", std::to_string(g.k)},
                           {"sets", std::to_string(sets)}},
                    1);
+}
+
+// The attention core at the layout's shape, one case per pass (forward,
+// backward), its buffers read from memory.
+std::vector<Case> attention_cases(const AttentionWork& a, StorageType storage) {
+  const double n = double(a.b) * a.s, hl = double(a.heads) * a.d, scores = double(a.b) * a.heads * a.s * a.s;
+  const double set_bytes = (2 * 3 * n * hl + 2 * n * hl + 2 * scores) * element_bytes(storage);
+  std::vector<Case> out;
+  for (const char* pass : {"forward", "backward"})
+    out.push_back(make_case(need(kStepAttention, "the attention core's measurement"),
+                            Params{{"dtype", to_string(storage)},
+                                   {"b", std::to_string(a.b)},
+                                   {"s", std::to_string(a.s)},
+                                   {"heads", std::to_string(a.heads)},
+                                   {"d", std::to_string(a.d)},
+                                   {"pass", pass},
+                                   {"sets", std::to_string(sets_beyond_cache(set_bytes))}},
+                            1));
+  return out;
 }
 
 // The element-wise layers' calibration: the step at one replica per rank
@@ -138,8 +162,9 @@ MachineFigures measure_machine(const ModelShape& m, StorageType storage, int wor
 
 // One picked layout, measured in one window with the figures its prediction
 // uses: the GEMM rate of every shape it multiplies (on its first and last
-// pipeline stage, the ranks the planner predicts), the element-wise layers'
-// rate, then the layout's step. On a shared machine whose speed drifts, the
+// pipeline stage, the ranks the planner predicts), the attention core's
+// seconds per forward and backward call at its shape, the element-wise
+// layers' rate, then the layout's step. On a shared machine whose speed drifts, the
 // two sides of the comparison are then seconds apart, not the length of
 // the whole verification. Returns the figures (alpha, beta, gamma from
 // `base`), the same on every rank, and the step's seconds (rank 0; 0
@@ -150,13 +175,19 @@ std::pair<MachineFigures, double> measure_in_window(const MachineFigures& base, 
   std::map<std::tuple<int64_t, int64_t, int64_t>, GemmShape> shapes;
   for (int rank : {0, (l.pp - 1) * l.dp * l.tp})
     for (const GemmShape& g : predict_gemms(m, l, rank)) shapes[g.key()] = g;
+  // The attention core's shape is the same on every rank of a layout.
+  const AttentionWork attention = predict_attention(m, l, 0);
   std::vector<Case> cases;
   for (const auto& kv : shapes) cases.push_back(gemm_case(kv.second, storage));
+  const std::vector<Case> attn = attention_cases(attention, storage);
+  cases.insert(cases.end(), attn.begin(), attn.end());
   const bool own = calibration.params.label() == layout.params.label();  // the layout is the calibration's
   if (!own) cases.push_back(calibration);
   cases.push_back(layout);
   const nlohmann::json j = bench(cases, min_time);
-  std::vector<double> f(shapes.size() + 2, -1.0);  // rates per shape, element-wise rate, step seconds
+  // Rates per shape, attention forward and backward seconds, element-wise rate, step seconds.
+  std::vector<double> f(shapes.size() + 4, -1.0);
+  const size_t at = shapes.size(), ew = at + 2, step = at + 3;
   if (comm::rank() == 0) {
     const MachineFigures got = machine_from_bench_gemms(j);
     size_t i = 0;
@@ -165,12 +196,14 @@ std::pair<MachineFigures, double> measure_in_window(const MachineFigures& base, 
       f[i++] = it == got.gemm_rate.end() ? -1.0 : it->second;
     }
     for (const MeasuredCase& c : read_measurements(j)) {
+      for (size_t p = 0; p < attn.size(); ++p)
+        if (c.technique == kStepAttention && c.params == attn[p].params.label()) f[at + p] = c.m.seconds;
       if (c.technique != layout.tech->info.name) continue;
       if (c.params == calibration.params.label()) {
         auto it = c.m.counters.find(kElementwiseRateCounter);
-        if (it != c.m.counters.end() && it->second > 0) f[i] = it->second;
+        if (it != c.m.counters.end() && it->second > 0) f[ew] = it->second;
       }
-      if (c.params == layout.params.label()) f[i + 1] = c.m.seconds;
+      if (c.params == layout.params.label()) f[step] = c.m.seconds;
     }
   }
   for (double& x : f) x = comm::max(x);
@@ -183,8 +216,10 @@ std::pair<MachineFigures, double> measure_in_window(const MachineFigures& base, 
                        std::to_string(kv.second.n) + " x " + std::to_string(kv.second.k) + " could not be measured");
     mf.gemm_rate[kv.first] = r;
   }
-  if (f[i] > 0) mf.elementwise_bw = f[i];
-  return {mf, comm::rank() == 0 ? std::max(f[i + 1], 0.0) : 0.0};
+  if (!(f[at] > 0 && f[at + 1] > 0)) throw InputError("plan --verify: the attention core could not be timed");
+  mf.attention_seconds[attention.key()] = {f[at], f[at + 1]};
+  if (f[ew] > 0) mf.elementwise_bw = f[ew];
+  return {mf, comm::rank() == 0 ? std::max(f[step], 0.0) : 0.0};
 }
 
 }  // namespace
@@ -192,6 +227,7 @@ std::pair<MachineFigures, double> measure_in_window(const MachineFigures& base, 
 void check_verifiable(const std::string& step) {
   need(step, "the composed step");
   need(kStepGemm, "the GEMM rate's measurement");
+  need(kStepAttention, "the attention core's measurement");
   need("all_reduce", "the alpha-beta calibration");
   need("stream_triad", "the element-wise bandwidth's measurement");
 }
@@ -253,6 +289,7 @@ VerifyResult verify(int k, StorageType storage, double min_time, const std::stri
     row.planned.time = evaluate(req, row.planned.layout).time;
     row.measured = seconds;
     for (const auto& kv : mf.gemm_rate) r.machine.gemm_rate[kv.first] = kv.second;  // the shapes measured, reported
+    for (const auto& kv : mf.attention_seconds) r.machine.attention_seconds[kv.first] = kv.second;
     if (row.measured > 0) {
       pred.push_back(row.planned.time.total);
       meas.push_back(row.measured);

@@ -52,6 +52,30 @@ TEST(PlanTimeModel, EachTermIsItsAlphaBetaGammaSum) {
   EXPECT_EQ(t.comm_share(), (t.tp + t.pp + t.dp) / t.total);
 }
 
+TEST(PlanTimeModel, AMeasuredAttentionCoreReplacesItsProductsAndSoftmaxBytes) {
+  MachineFigures mf = machine();  // 1e12 FLOP/s for every shape
+  mf.elementwise_bw = 5e10;
+  StepWork w;
+  // 3 forward and 2 backward calls over 2 samples x 4 heads = 8 matrices:
+  // 8 x (3 + 2) = 40 products of 64 x 64 x 32 and 8 x (3 + 6) = 72 of
+  // 64 x 32 x 64, that shape 10 more times outside the core.
+  w.attention = {2, 64, 4, 32, 3, 2, 1e6};
+  w.gemms = {{64, 32, 64, 82}, {64, 64, 32, 40}, {512, 128, 128, 48}};
+  w.elementwise_bytes = 3e8;
+  const StepTime plain = predict_step_time(w, mf);  // not measured: the core's products and bytes stay
+  EXPECT_EQ(plain.attention, 0.0);
+  EXPECT_DOUBLE_EQ(plain.gemm, total_flops(w) / 1e12);
+  EXPECT_EQ(plain.elementwise, 3e8 / 5e10);
+  mf.attention_seconds[{2, 64, 4, 32}] = {1e-3, 2.5e-3};
+  mf.attention_seconds[{1, 64, 4, 32}] = {1.0, 1.0};  // another shape: must not enter
+  const StepTime t = predict_step_time(w, mf);
+  EXPECT_EQ(t.attention, 3 * 1e-3 + 2 * 2.5e-3);
+  EXPECT_DOUBLE_EQ(t.gemm, (2.0 * 64 * 32 * 64 * 10 + 2.0 * 512 * 128 * 128 * 48) / 1e12);
+  EXPECT_EQ(t.elementwise, (3e8 - 1e6) / 5e10);
+  EXPECT_EQ(t.compute, t.gemm + t.elementwise + t.attention);
+  EXPECT_EQ(t.total, t.compute);
+}
+
 TEST(PlanTimeModel, ComputeIsEachShapeAtItsOwnRatePlusElementwiseBytesOverBandwidth) {
   MachineFigures mf = machine();  // 1e12 FLOP/s for shapes without their own rate
   mf.gemm_rate[{64, 64, 32}] = 2e11;

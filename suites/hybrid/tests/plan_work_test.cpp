@@ -3,6 +3,8 @@
 // made by hand from the block's passes (docs/planner.md, "Time model").
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "kernels/hybrid/cost_model.hpp"
 
 namespace {
@@ -101,6 +103,36 @@ TEST(PlanWork, GemmShapesAreDistinctCountedAndSumToTheFlops) {
   EXPECT_EQ(count(32, 8, 16), 4.0);  // dW2 = H^T dy: f x h x n
   EXPECT_EQ(count(8, 24, 16), 4.0);  // dWqkv: h x 3h x n
   EXPECT_EQ(count(1, 1, 1), 0.0);
+}
+
+TEST(PlanWork, AttentionCallsAreTheBlockPassesAndTheirProductsAndSoftmaxBytesArePartOfTheRest) {
+  const ModelShape m = tiny();
+  for (int ckpt : {0, 1})
+    for (int tp : {1, 2}) {
+      Layout l;
+      l.micro_batches = 2, l.tp = tp, l.ckpt_every = ckpt;
+      const AttentionWork a = predict_attention(m, l, 0);
+      // One micro-batch of 2 samples of 8 tokens, the rank's heads of 4 columns.
+      EXPECT_EQ(a.key(), std::make_tuple(2, 8, 2 / tp, 4));
+      // 2 micro-batches x 2 blocks: 4 passes each way, the forward again when checkpointing.
+      EXPECT_EQ(a.forward_calls, ckpt ? 8.0 : 4.0);
+      EXPECT_EQ(a.backward_calls, 4.0);
+      // Every attention product is among the GEMM shapes' counts: here the
+      // two attention shapes hold nothing else.
+      for (const GemmShape& g : predict_gemms(m, l, 0)) {
+        const bool attn = (g.m == 8 && g.n == 8 && g.k == 4) || (g.m == 8 && g.n == 4 && g.k == 8);
+        EXPECT_EQ(a.products(g), attn ? g.count : 0.0) << g.m << " " << g.n << " " << g.k;
+      }
+      // Softmax: 2 x 2/tp x 8 x 8 elements, forward in and out, backward 3.
+      const double probs = 2.0 * (2 / tp) * 8 * 8;
+      EXPECT_EQ(a.softmax_bytes, 4 * probs * (2 * a.forward_calls + 3 * a.backward_calls));
+    }
+  // The softmax's share is what the element-wise bytes hold beyond the
+  // same count without it (kFwd and kBwd hold 2 x 256 and 3 x 256).
+  Layout l;
+  l.micro_batches = 2;
+  const double without = 4 * (4 * (kFwd - 2 * 256 + kBwd - 3 * 256) + 2 * 3 * 128 + 7 * 2 * kBlockParams);
+  EXPECT_EQ(predict_elementwise_bytes(m, l, 0) - predict_attention(m, l, 0).softmax_bytes, without);
 }
 
 }  // namespace
