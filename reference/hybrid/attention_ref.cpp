@@ -38,8 +38,8 @@ Attn attn_forward(const AttnDims& D, const Matrix& Q, const Matrix& K, const Mat
       }
   return a;
 }
-void attn_backward(const AttnDims& D, const Matrix& Q, const Matrix& K, const Matrix& V, const Attn& a, const Matrix& dO,
-                   Matrix& dQ, Matrix& dK, Matrix& dV) {
+void attn_backward(const AttnDims& D, const Matrix& Q, const Matrix& K, const Matrix& V, const Attn& a,
+                   const Matrix& dO, Matrix& dQ, Matrix& dK, Matrix& dV) {
   const R scale = D.scale;
   dQ = Matrix(D.B * D.s, D.h), dK = Matrix(D.B * D.s, D.h), dV = Matrix(D.B * D.s, D.h);
   Matrix dS(D.B * D.H * D.s, D.s);

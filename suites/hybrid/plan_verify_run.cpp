@@ -12,6 +12,7 @@
 #include "harness/src/results.hpp"
 #include "harness/src/runner.hpp"
 #include "harness/src/selection.hpp"
+#include "kernels/hybrid/block_shape.hpp"
 #include "kernels/hybrid/cost_model.hpp"
 #include "scaleproof/comm.hpp"
 #include "suites/hybrid/elementwise_rate.hpp"
@@ -105,6 +106,17 @@ std::vector<Case> attention_cases(const AttentionWork& a, StorageType storage) {
   return out;
 }
 
+// The ring all-reduce at `count` values of `dtype` on every rank: the
+// alpha-beta-gamma calibration (its counters alpha_s, beta_s_per_B,
+// gamma_s_per_B).
+Case all_reduce_case(long long count, const std::string& dtype, int world) {
+  Case c =
+      make_case(need("all_reduce", "the alpha-beta calibration"),
+                Params{{"count", std::to_string(count)}, {"dtype", dtype}, {"op", "sum"}, {"inplace", "1"}}, world);
+  c.variants = {"ring"};
+  return c;
+}
+
 // The element-wise layers' calibration: the step at one replica per rank
 // and one micro-batch of one rank's tokens, in the storage type; it reports
 // their rate (elementwise_rate.hpp). A step that does not (a stand-in)
@@ -120,7 +132,6 @@ Case calibration_case(const Registered* step, const ModelShape& m, StorageType s
 // block's largest shape (for the ranking of every layout).
 MachineFigures measure_machine(const ModelShape& m, StorageType storage, int world, double min_time,
                                const Registered* step) {
-  const Registered* ar = need("all_reduce", "the alpha-beta calibration");
   const Registered* triad = need("stream_triad", "the element-wise bandwidth's measurement");
   const int rows = m.seq * m.global_batch / world;  // one rank's tokens per step
   std::vector<Case> cases;
@@ -128,11 +139,8 @@ MachineFigures measure_machine(const ModelShape& m, StorageType storage, int wor
   cases.push_back(gemm_case(GemmShape{rows, m.ffn_width(), m.hidden, 1}, storage));
   // Alpha from a small message; beta and gamma at a tensor-parallel
   // all-reduce's size, one rank's activations.
-  for (long long count : {256LL, static_cast<long long>(rows) * m.hidden}) {
-    cases.push_back(make_case(
-        ar, Params{{"count", std::to_string(count)}, {"dtype", "fp32"}, {"op", "sum"}, {"inplace", "1"}}, world));
-    cases.back().variants = {"ring"};
-  }
+  for (long long count : {256LL, static_cast<long long>(rows) * m.hidden})
+    cases.push_back(all_reduce_case(count, "fp32", world));
   // Element-wise passes stream arrays of a block's activations, about one
   // rank's tokens times the MLP width: the triad at that many elements.
   cases.push_back(make_case(triad, Params{{"N", std::to_string(static_cast<long long>(rows) * m.ffn_width())}}, 1));
@@ -163,15 +171,20 @@ MachineFigures measure_machine(const ModelShape& m, StorageType storage, int wor
 // One picked layout, measured in one window with the figures its prediction
 // uses: the GEMM rate of every shape it multiplies (on its first and last
 // pipeline stage, the ranks the planner predicts), the attention core's
-// seconds per forward and backward call at its shape, the element-wise
-// layers' rate, then the layout's step. On a shared machine whose speed drifts, the
+// seconds per forward and backward call at its shape, the ring all-reduce
+// at the size of its data-parallel collectives (one chunk's parameters, in
+// the gradients' type: beta and gamma of the data-parallel link, whose
+// per-byte costs grow once the messages leave the caches), then the layout's
+// step, which reports its element-wise layers' rate at its own micro-batch
+// and tensor-parallel width (elementwise_rate.hpp: those layers timed
+// alone, not the step; a step that reports none keeps `base`'s rate). On a shared machine whose speed drifts, the
 // two sides of the comparison are then seconds apart, not the length of
 // the whole verification. Returns the figures (alpha, beta, gamma from
 // `base`), the same on every rank, and the step's seconds (rank 0; 0
 // elsewhere).
 std::pair<MachineFigures, double> measure_in_window(const MachineFigures& base, const ModelShape& m, const Layout& l,
-                                                    const Case& calibration, const Case& layout, StorageType storage,
-                                                    double min_time) {
+                                                    const Case& layout, StorageType storage, double min_time) {
+  const int world = comm::size();
   std::map<std::tuple<int64_t, int64_t, int64_t>, GemmShape> shapes;
   for (int rank : {0, (l.pp - 1) * l.dp * l.tp})
     for (const GemmShape& g : predict_gemms(m, l, rank)) shapes[g.key()] = g;
@@ -181,13 +194,15 @@ std::pair<MachineFigures, double> measure_in_window(const MachineFigures& base, 
   for (const auto& kv : shapes) cases.push_back(gemm_case(kv.second, storage));
   const std::vector<Case> attn = attention_cases(attention, storage);
   cases.insert(cases.end(), attn.begin(), attn.end());
-  const bool own = calibration.params.label() == layout.params.label();  // the layout is the calibration's
-  if (!own) cases.push_back(calibration);
+  const long long chunk = static_cast<long long>(blocks_per_chunk(m, l)) * block_shape(m, l).elems();
+  const Case dp_link = all_reduce_case(chunk, storage == StorageType::fp64 ? "fp64" : "fp32", world);
+  if (l.dp > 1) cases.push_back(dp_link);
   cases.push_back(layout);
   const nlohmann::json j = bench(cases, min_time);
-  // Rates per shape, attention forward and backward seconds, element-wise rate, step seconds.
-  std::vector<double> f(shapes.size() + 4, -1.0);
-  const size_t at = shapes.size(), ew = at + 2, step = at + 3;
+  // Rates per shape, attention forward and backward seconds, element-wise
+  // rate, step seconds, the data-parallel link's beta and gamma.
+  std::vector<double> f(shapes.size() + 6, -1.0);
+  const size_t at = shapes.size(), ew = at + 2, step = at + 3, link = at + 4;
   if (comm::rank() == 0) {
     const MachineFigures got = machine_from_bench_gemms(j);
     size_t i = 0;
@@ -198,12 +213,15 @@ std::pair<MachineFigures, double> measure_in_window(const MachineFigures& base, 
     for (const MeasuredCase& c : read_measurements(j)) {
       for (size_t p = 0; p < attn.size(); ++p)
         if (c.technique == kStepAttention && c.params == attn[p].params.label()) f[at + p] = c.m.seconds;
-      if (c.technique != layout.tech->info.name) continue;
-      if (c.params == calibration.params.label()) {
-        auto it = c.m.counters.find(kElementwiseRateCounter);
-        if (it != c.m.counters.end() && it->second > 0) f[ew] = it->second;
+      if (c.technique == "all_reduce" && c.params == dp_link.params.label()) {
+        auto beta = c.m.counters.find("beta_s_per_B"), gamma = c.m.counters.find("gamma_s_per_B");
+        if (beta != c.m.counters.end() && std::isfinite(beta->second)) f[link] = beta->second;
+        if (gamma != c.m.counters.end() && std::isfinite(gamma->second)) f[link + 1] = gamma->second;
       }
-      if (c.params == layout.params.label()) f[step] = c.m.seconds;
+      if (c.technique != layout.tech->info.name || c.params != layout.params.label()) continue;
+      f[step] = c.m.seconds;
+      auto it = c.m.counters.find(kElementwiseRateCounter);
+      if (it != c.m.counters.end() && it->second > 0) f[ew] = it->second;
     }
   }
   for (double& x : f) x = comm::max(x);
@@ -219,6 +237,8 @@ std::pair<MachineFigures, double> measure_in_window(const MachineFigures& base, 
   if (!(f[at] > 0 && f[at + 1] > 0)) throw InputError("plan --verify: the attention core could not be timed");
   mf.attention_seconds[attention.key()] = {f[at], f[at + 1]};
   if (f[ew] > 0) mf.elementwise_bw = f[ew];
+  if (f[link] > 0) mf.dp.beta = f[link];
+  if (f[link + 1] >= 0) mf.dp.gamma = f[link + 1];
   return {mf, comm::rank() == 0 ? std::max(f[step], 0.0) : 0.0};
 }
 
@@ -279,12 +299,10 @@ VerifyResult verify(int k, StorageType storage, double min_time, const std::stri
   // The ranking used one GEMM rate; each row run is predicted again with
   // the rate of each shape it multiplies and the element-wise rate, measured
   // in the same window as its step.
-  const Case calibration = calibration_case(step, r.model, storage, world);
   std::vector<double> pred, meas;
   for (size_t i = 0; i < r.rows.size(); ++i) {
     VerifyRow& row = r.rows[i];
-    const auto [mf, seconds] =
-        measure_in_window(r.machine, r.model, row.planned.layout, calibration, cases[i], storage, min_time);
+    const auto [mf, seconds] = measure_in_window(r.machine, r.model, row.planned.layout, cases[i], storage, min_time);
     req.machine = mf;
     row.planned.time = evaluate(req, row.planned.layout).time;
     row.measured = seconds;

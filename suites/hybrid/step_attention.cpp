@@ -66,7 +66,9 @@ class StepAttention : public sp::Technique {
     }
     i.param_rules = {{"sets", 1, 4096}};
     i.variants = {sp::Variant::kernel("kokkos")};
-    i.source = "docs/planner.md Verification; MODELS.md Tensor parallelism (attention); FLOPs 4 b heads s^2 d per product pair";
+    i.source =
+        "docs/planner.md Verification; MODELS.md Tensor parallelism (attention); FLOPs 4 b heads s^2 d per product "
+        "pair";
     return i;
   }
 
@@ -138,9 +140,7 @@ class StepAttention : public sp::Technique {
   void teardown() override { f32_.clear(), f64_.clear(), f16_.clear(), b16_.clear(); }
 
  private:
-  static double element_bytes(const std::string& t) {
-    return sp::hybrid::element_bytes(sp::hybrid::parse_storage(t));
-  }
+  static double element_bytes(const std::string& t) { return sp::hybrid::element_bytes(sp::hybrid::parse_storage(t)); }
   // Elements of one copy of the buffers.
   static double elements(const sp::Params& p) {
     const double b = double(p.i("b")), s = double(p.i("s")), heads = double(p.i("heads")), d = double(p.i("d"));
@@ -215,8 +215,9 @@ class StepAttention : public sp::Technique {
         V(r, c) = ref::exact(hqkv_[row + 2 * hl + c]), dO(r, c) = ref::exact(hdo_[size_t(r) * hl + c]);
       }
     const Buffers<S>& b = sets[size_t(last_)];
-    sp::Comparator cmp("running error bound, one rounding per operation with u = u_acc (+ u_S: stored in 16 bits), "
-                       "gamma_K for every dot product in any order (reference/hybrid/attention_ref)");
+    sp::Comparator cmp(
+        "running error bound, one rounding per operation with u = u_acc (+ u_S: stored in 16 bits), "
+        "gamma_K for every dot product in any order (reference/hybrid/attention_ref)");
     auto compare = [&](const Kokkos::View<S*>& got, const ref::Matrix& want, size_t ld, size_t c0) {
       auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), got);
       for (int r = 0; r < want.rows; ++r)
