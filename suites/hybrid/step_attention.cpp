@@ -20,11 +20,9 @@
 #include "reference/hybrid/attention_ref.hpp"
 #include "scaleproof/compare.hpp"
 #include "scaleproof/registry.hpp"
+#include "suites/hybrid/per_storage.hpp"
 
 namespace {
-
-using sp::precision::bf16_t;
-using sp::precision::fp16_t;
 
 // One copy of the core's buffers in storage type S: inputs qkv and dO, P
 // (the forward's output, the backward's input), O, scratch dS and dQKV.
@@ -117,27 +115,18 @@ class StepAttention : public sp::Technique {
     // significant bits: exact in every storage type.
     for (size_t x = 0; x < hqkv_.size(); ++x) hqkv_[x] = float(int64_t(x * 37 % 101) - 50) / 64.0f;
     for (size_t x = 0; x < hdo_.size(); ++x) hdo_[x] = float(int64_t(x * 53 % 97) - 48) / 128.0f;
-    if (dtype_ == "fp32") fill(f32_);
-    if (dtype_ == "fp64") fill(f64_);
-    if (dtype_ == "fp16") fill(f16_);
-    if (dtype_ == "bf16") fill(b16_);
+    data_.with(dtype_, [&](auto& s) { fill(s); });
   }
 
   void run(const std::string&) override {
-    if (dtype_ == "fp32") run_t(f32_);
-    if (dtype_ == "fp64") run_t(f64_);
-    if (dtype_ == "fp16") run_t(f16_);
-    if (dtype_ == "bf16") run_t(b16_);
+    data_.with(dtype_, [&](auto& s) { run_t(s); });
   }
 
   sp::CheckResult check(const std::string&) override {
-    if (dtype_ == "fp32") return check_t(f32_);
-    if (dtype_ == "fp64") return check_t(f64_);
-    if (dtype_ == "fp16") return check_t(f16_);
-    return check_t(b16_);
+    return data_.with(dtype_, [&](auto& s) { return check_t(s); });
   }
 
-  void teardown() override { f32_.clear(), f64_.clear(), f16_.clear(), b16_.clear(); }
+  void teardown() override { data_.clear(); }
 
  private:
   static double element_bytes(const std::string& t) { return sp::hybrid::element_bytes(sp::hybrid::parse_storage(t)); }
@@ -248,10 +237,7 @@ class StepAttention : public sp::Technique {
   int sets_ = 1, next_ = 0, last_ = 0;
   std::vector<float> hqkv_, hdo_;
   std::vector<double> hp_;
-  Sets<float> f32_;
-  Sets<double> f64_;
-  Sets<fp16_t> f16_;
-  Sets<bf16_t> b16_;
+  sp::hybrid::PerStorage<Sets> data_;
 };
 
 SP_REGISTER_TECHNIQUE(StepAttention);

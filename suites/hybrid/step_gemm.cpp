@@ -20,11 +20,9 @@
 #include "reference/gemm/gemm_ref.hpp"
 #include "scaleproof/compare.hpp"
 #include "scaleproof/registry.hpp"
+#include "suites/hybrid/per_storage.hpp"
 
 namespace {
-
-using sp::precision::bf16_t;
-using sp::precision::fp16_t;
 
 double element_bytes(const std::string& dtype) { return sp::hybrid::element_bytes(sp::hybrid::parse_storage(dtype)); }
 
@@ -113,27 +111,18 @@ class StepGemm : public sp::Technique {
     // multiplies the values the kernel does.
     for (int64_t x = 0; x < M_ * K_; ++x) hA_[x] = float((x * 37 % 101) - 50) / 64.0f;
     for (int64_t x = 0; x < K_ * N_; ++x) hB_[x] = float((x * 53 % 97) - 48) / 32.0f + float(x % 7) / 128.0f;
-    if (dtype_ == "fp32") fill(f32_);
-    if (dtype_ == "fp64") fill(f64_);
-    if (dtype_ == "fp16") fill(f16_);
-    if (dtype_ == "bf16") fill(b16_);
+    data_.with(dtype_, [&](auto& s) { fill(s); });
   }
 
   void run(const std::string&) override {
-    if (dtype_ == "fp32") run_t(f32_);
-    if (dtype_ == "fp64") run_t(f64_);
-    if (dtype_ == "fp16") run_t(f16_);
-    if (dtype_ == "bf16") run_t(b16_);
+    data_.with(dtype_, [&](auto& s) { run_t(s); });
   }
 
   sp::CheckResult check(const std::string&) override {
-    if (dtype_ == "fp32") return check_t(f32_);
-    if (dtype_ == "fp64") return check_t(f64_);
-    if (dtype_ == "fp16") return check_t(f16_);
-    return check_t(b16_);
+    return data_.with(dtype_, [&](auto& s) { return check_t(s); });
   }
 
-  void teardown() override { f32_.clear(), f64_.clear(), f16_.clear(), b16_.clear(); }
+  void teardown() override { data_.clear(); }
 
  private:
   template <class S>
@@ -182,10 +171,7 @@ class StepGemm : public sp::Technique {
   int64_t M_ = 0, N_ = 0, K_ = 0;
   int sets_ = 1, next_ = 0, last_ = 0;
   std::vector<float> hA_, hB_;
-  Sets<float> f32_;
-  Sets<double> f64_;
-  Sets<fp16_t> f16_;
-  Sets<bf16_t> b16_;
+  sp::hybrid::PerStorage<Sets> data_;
 };
 
 SP_REGISTER_TECHNIQUE(StepGemm);
