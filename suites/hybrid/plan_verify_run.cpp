@@ -177,11 +177,11 @@ MachineFigures measure_machine(const ModelShape& m, StorageType storage, int wor
 // per-byte costs grow once the messages leave the caches), then the layout's
 // step, which reports its element-wise layers' rate at its own micro-batch
 // and tensor-parallel width (elementwise_rate.hpp: those layers timed
-// alone, not the step; a step that reports none keeps `base`'s rate). On a shared machine whose speed drifts, the
-// two sides of the comparison are then seconds apart, not the length of
-// the whole verification. Returns the figures (alpha, beta, gamma from
-// `base`), the same on every rank, and the step's seconds (rank 0; 0
-// elsewhere).
+// alone, not the step; a step that reports none keeps `base`'s rate). On a
+// shared machine whose speed drifts, the two sides of the comparison are
+// then seconds apart, not the length of the whole verification. Returns
+// the figures (alpha, and the other groups' links, from `base`), the same
+// on every rank, and the step's seconds (rank 0; 0 elsewhere).
 std::pair<MachineFigures, double> measure_in_window(const MachineFigures& base, const ModelShape& m, const Layout& l,
                                                     const Case& layout, StorageType storage, double min_time) {
   const int world = comm::size();
