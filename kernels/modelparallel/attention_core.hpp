@@ -62,12 +62,22 @@ SP_UNIT_LOCAL void batched(int batch, int M, int N, int K, sp::nn::Batched<const
                            size_t(batch) * size_t(mn));
     sp::kernels::GemmOperand<Acc> cs{acc.data(), N, 1, mn};
     sp::kernels::gemm_tiled_batched<Acc, S, S>(batch, M, N, K, as, bs, cs);
-    Kokkos::parallel_for(
-        "mp_attention_store", Kokkos::RangePolicy<>(0, int64_t(batch) * mn), KOKKOS_LAMBDA(const int64_t idx) {
-          const int64_t b = idx / mn, i = (idx % mn) / N, j = idx % N;
-          S* c = C.p + (b / C.nh) * C.bs + (b % C.nh) * C.bh;
-          c[i * C.ld + j] = sp::nn::store_as<S>(acc(idx), 0);
-        });
+    if constexpr (sp::nn::kHostMemory) {  // a row per iteration: no index division per element
+      Kokkos::parallel_for(
+          "mp_attention_store", Kokkos::RangePolicy<>(0, int64_t(batch) * M), KOKKOS_LAMBDA(const int64_t row) {
+            const int64_t b = row / M, i = row % M;
+            S* c = C.p + (b / C.nh) * C.bs + (b % C.nh) * C.bh + i * C.ld;
+            const Acc* a = acc.data() + row * N;
+            for (int j = 0; j < N; ++j) c[j] = sp::nn::store_as<S>(a[j], 0);
+          });
+    } else {
+      Kokkos::parallel_for(
+          "mp_attention_store", Kokkos::RangePolicy<>(0, int64_t(batch) * mn), KOKKOS_LAMBDA(const int64_t idx) {
+            const int64_t b = idx / mn, i = (idx % mn) / N, j = idx % N;
+            S* c = C.p + (b / C.nh) * C.bs + (b % C.nh) * C.bh;
+            c[i * C.ld + j] = sp::nn::store_as<S>(acc(idx), 0);
+          });
+    }
   }
 }
 }  // namespace detail
@@ -110,11 +120,19 @@ SP_UNIT_LOCAL void attention_backward(const AttnShape& sh, const T* qkv, const T
   const int n = sh.b * s, w = 2 * hl;
   using A = typename sp::nn::AccOf<T>::type;
   const A a = A(sh.scale());
-  Kokkos::parallel_for(
-      "mp_attention_scale", Kokkos::RangePolicy<>(0, n * w), KOKKOS_LAMBDA(const int idx) {
-        T& x = g[int64_t(idx / w) * 3 * hl + idx % w];
-        x = sp::nn::store_as<T>(sp::nn::load(x) * a, 0);
-      });
+  if constexpr (sp::nn::kHostMemory) {  // a row per iteration: no index division per element
+    Kokkos::parallel_for(
+        "mp_attention_scale", Kokkos::RangePolicy<>(0, n), KOKKOS_LAMBDA(const int r) {
+          T* x = g + int64_t(r) * 3 * hl;
+          for (int c = 0; c < w; ++c) x[c] = sp::nn::store_as<T>(sp::nn::load(x[c]) * a, 0);
+        });
+  } else {
+    Kokkos::parallel_for(
+        "mp_attention_scale", Kokkos::RangePolicy<>(0, n * w), KOKKOS_LAMBDA(const int idx) {
+          T& x = g[int64_t(idx / w) * 3 * hl + idx % w];
+          x = sp::nn::store_as<T>(sp::nn::load(x) * a, 0);
+        });
+  }
 }
 inline void attention_backward(const AttnShape& sh, CMat QKV, CMat P, CMat dO, Mat dS, Mat dQKV) {
   attention_backward<double>(sh, QKV.data(), P.data(), dO.data(), dS.data(), dQKV.data());
