@@ -1,11 +1,14 @@
 // Machine figures for the planner; see plan_machine.hpp.
 #include "suites/hybrid/plan_machine.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <tuple>
+#include <utility>
 
 #include "harness/src/models.hpp"
 #include "harness/src/results.hpp"
@@ -59,6 +62,26 @@ MachineFigures gemm_rates(const std::vector<MeasuredCase>& cases) {
   return mf;
 }
 
+// The attention core's seconds per forward and per backward call at each
+// shape where technique step_attention (variant kokkos) ran both passes:
+// the fastest median of each.
+std::map<std::tuple<int, int, int, int>, std::pair<double, double>> attention_times(
+    const std::vector<MeasuredCase>& cases) {
+  std::map<std::tuple<int, int, int, int>, std::pair<double, double>> t;
+  for (const MeasuredCase& c : cases) {
+    if (c.technique != "step_attention" || c.variant != "kokkos" || !(c.m.seconds > 0)) continue;
+    const Params p = Params::parse(c.params);
+    const std::tuple<int, int, int, int> key{int(p.i_or("b", 0)), int(p.i_or("s", 0)), int(p.i_or("heads", 0)),
+                                             int(p.i_or("d", 0))};
+    auto [it, fresh] = t.try_emplace(key, INFINITY, INFINITY);
+    double& x = p.s_or("pass", "") == "forward" ? it->second.first : it->second.second;
+    x = std::min(x, c.m.seconds);
+  }
+  for (auto it = t.begin(); it != t.end();)  // a shape needs both passes
+    it = std::isfinite(it->second.first) && std::isfinite(it->second.second) ? std::next(it) : t.erase(it);
+  return t;
+}
+
 }  // namespace
 
 MachineFigures machine_from_bench_gemms(const nlohmann::json& bench) {
@@ -99,6 +122,7 @@ MachineFigures machine_from_bench(const nlohmann::json& bench, const std::string
   Link link{small.alpha, large.beta, std::isnan(large.gamma) ? 0.0 : large.gamma};
   MachineFigures mf = uniform(gemms.gemm_flops, link, what);
   mf.gemm_rate = gemms.gemm_rate;
+  mf.attention_seconds = attention_times(cases);
   // The element-wise layers' measured rate where a step reported it, else
   // the STREAM triad's bandwidth.
   mf.elementwise_bw = layers > 0 ? layers : std::isfinite(stream) ? stream : 0.0;
@@ -142,6 +166,13 @@ MachineFigures machine_from_file(const std::string& path) {
         if (!(r > 0) || !std::isfinite(r))
           throw InputError("--machine " + file + ": gemm_rates: a rate is not positive");
         mf.gemm_rate[{g.at("M").get<int64_t>(), g.at("N").get<int64_t>(), g.at("K").get<int64_t>()}] = r;
+      }
+      for (const auto& a : m.value("attention_seconds", nlohmann::json::array())) {
+        const double f = a.at("forward_s").get<double>(), b = a.at("backward_s").get<double>();
+        if (!(f > 0) || !(b > 0) || !std::isfinite(f) || !std::isfinite(b))
+          throw InputError("--machine " + file + ": attention_seconds: a time is not positive");
+        mf.attention_seconds[{a.at("b").get<int>(), a.at("s").get<int>(), a.at("heads").get<int>(),
+                              a.at("d").get<int>()}] = {f, b};
       }
       const double bw = m.value("elementwise_bytes_per_s", 0.0);
       if (!(bw >= 0) || !std::isfinite(bw))

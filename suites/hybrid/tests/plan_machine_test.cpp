@@ -116,6 +116,35 @@ TEST(PlanMachine, TheStepsElementwiseRateReplacesTheTriad) {
   EXPECT_EQ(plan::machine_from_bench(b, "test").elementwise_bw, 5e8);
 }
 
+// The attention core's times (step_attention, variant kokkos): the fastest
+// median of each pass at each shape, a shape only with both passes; they
+// survive a plan's JSON.
+TEST(PlanMachine, AttentionTimesWhereBothPassesRanAndTheySurviveTheJson) {
+  json b = {{"benchmarks", json::array()}};
+  auto& v = b["benchmarks"];
+  v.push_back(entry("gemm/gemm/kokkos/dtype=fp32,M=64,N=64,K=32", 10, {{"flop", 262144}}));
+  v.push_back(
+      entry("collectives/all_reduce/ring/count=256,dtype=fp32,op=sum,inplace=1", 5, calibration(1e-6, 7e-10, 3e-10)));
+  const std::string a = "hybrid/step_attention/kokkos/dtype=fp32,b=8,s=64,heads=4,d=32,pass=";
+  v.push_back(entry(a + "forward,sets=1", 800, json::object()));
+  v.push_back(entry(a + "forward,sets=24", 900, json::object()));
+  v.push_back(entry(a + "backward,sets=24", 1000, json::object()));
+  v.push_back(entry("hybrid/step_attention/kokkos/dtype=fp32,b=1,s=64,heads=4,d=32,pass=forward,sets=1", 100,
+                    json::object()));  // no backward at this shape: left out
+  const MachineFigures m = plan::machine_from_bench(b, "test");
+  ASSERT_EQ(m.attention_seconds.size(), 1u);
+  EXPECT_DOUBLE_EQ(m.attention_seconds.at({8, 64, 4, 32}).first, 800e-6);
+  EXPECT_DOUBLE_EQ(m.attention_seconds.at({8, 64, 4, 32}).second, 1000e-6);
+  const std::string file = ::testing::TempDir() + "plan_machine_attention.json";
+  {
+    std::ofstream out(file);
+    out << json{{"machine", plan::to_json(m)}}.dump();
+  }
+  const MachineFigures back = plan::machine_from_file(file);
+  std::remove(file.c_str());
+  EXPECT_EQ(back.attention_seconds, m.attention_seconds);
+}
+
 TEST(PlanMachine, ABenchmarkJsonWithoutTheFiguresIsRefused) {
   json only_gemm = {
       {"benchmarks", json::array({entry("gemm/gemm/kokkos/dtype=fp32,M=8,N=8,K=8", 1, {{"flop", 1024}})})}};
