@@ -73,8 +73,8 @@ std::map<std::tuple<int, int, int, int>, std::pair<double, double>> attention_ti
     const Params p = Params::parse(c.params);
     const std::tuple<int, int, int, int> key{int(p.i_or("b", 0)), int(p.i_or("s", 0)), int(p.i_or("heads", 0)),
                                              int(p.i_or("d", 0))};
-    auto [it, fresh] = t.try_emplace(key, INFINITY, INFINITY);
-    double& x = p.s_or("pass", "") == "forward" ? it->second.first : it->second.second;
+    auto& times = t.try_emplace(key, INFINITY, INFINITY).first->second;
+    double& x = p.s_or("pass", "") == "forward" ? times.first : times.second;
     x = std::min(x, c.m.seconds);
   }
   for (auto it = t.begin(); it != t.end();)  // a shape needs both passes

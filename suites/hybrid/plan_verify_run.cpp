@@ -18,6 +18,7 @@
 #include "suites/hybrid/elementwise_rate.hpp"
 #include "suites/hybrid/plan_machine.hpp"
 #include "suites/hybrid/plan_verify.hpp"
+#include "suites/hybrid/step_sets.hpp"
 
 namespace sp::hybrid::plan {
 
@@ -76,8 +77,8 @@ long long sets_beyond_cache(double bytes_per_set) {
 // The GEMM the step multiplies with (nn::gemm, technique step_gemm) in its
 // storage type, its operands read from memory as the step's are.
 Case gemm_case(const GemmShape& g, StorageType storage) {
-  const double set_bytes = double(g.m * g.k + g.k * g.n + g.m * g.n) * element_bytes(storage);
-  const long long sets = sets_beyond_cache(set_bytes);
+  const long long sets =
+      sets_beyond_cache(gemm_set_elements(double(g.m), double(g.n), double(g.k)) * element_bytes(storage));
   return make_case(need(kStepGemm, "the GEMM rate's measurement"),
                    Params{{"dtype", to_string(storage)},
                           {"M", std::to_string(g.m)},
@@ -90,8 +91,7 @@ Case gemm_case(const GemmShape& g, StorageType storage) {
 // The attention core at the layout's shape, one case per pass (forward,
 // backward), its buffers read from memory.
 std::vector<Case> attention_cases(const AttentionWork& a, StorageType storage) {
-  const double n = double(a.b) * a.s, hl = double(a.heads) * a.d, scores = double(a.b) * a.heads * a.s * a.s;
-  const double set_bytes = (2 * 3 * n * hl + 2 * n * hl + 2 * scores) * element_bytes(storage);
+  const double set_bytes = attention_set_elements(a.b, a.s, a.heads, a.d) * element_bytes(storage);
   std::vector<Case> out;
   for (const char* pass : {"forward", "backward"})
     out.push_back(make_case(need(kStepAttention, "the attention core's measurement"),

@@ -21,6 +21,7 @@
 #include "scaleproof/compare.hpp"
 #include "scaleproof/registry.hpp"
 #include "suites/hybrid/per_storage.hpp"
+#include "suites/hybrid/step_sets.hpp"
 
 namespace {
 
@@ -82,7 +83,8 @@ class StepAttention : public sp::Technique {
     // Every index of the core is an int: rows b s, columns 3 heads d, scores b heads s^2.
     if (b * heads * s * s >= 2147483647.0 || b * s * 3 * heads * d >= 2147483647.0)
       throw sp::InputError("step_attention: b heads s^2 and b s 3 heads d must stay below 2^31");
-    if (double(p.i("sets")) * elements(p) * element_bytes(t) > double(int64_t(1) << 34))
+    if (double(p.i("sets")) * sp::hybrid::attention_set_elements(b, s, heads, d) * element_bytes(t) >
+        double(int64_t(1) << 34))
       throw sp::InputError("step_attention: sets x the core's buffers exceed 16 GiB");
   }
 
@@ -130,12 +132,6 @@ class StepAttention : public sp::Technique {
 
  private:
   static double element_bytes(const std::string& t) { return sp::hybrid::element_bytes(sp::hybrid::parse_storage(t)); }
-  // Elements of one copy of the buffers.
-  static double elements(const sp::Params& p) {
-    const double b = double(p.i("b")), s = double(p.i("s")), heads = double(p.i("heads")), d = double(p.i("d"));
-    return 2 * (3 * b * s * heads * d) + 2 * (b * s * heads * d) + 2 * (b * heads * s * s);
-  }
-
   template <class S>
   void fill(Sets<S>& sets) {
     const size_t n = size_t(sh_.b) * sh_.s, hl = size_t(sh_.hl()), scores = size_t(sh_.b) * sh_.heads * sh_.s * sh_.s;

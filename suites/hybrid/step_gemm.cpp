@@ -21,6 +21,7 @@
 #include "scaleproof/compare.hpp"
 #include "scaleproof/registry.hpp"
 #include "suites/hybrid/per_storage.hpp"
+#include "suites/hybrid/step_sets.hpp"
 
 namespace {
 
@@ -85,7 +86,8 @@ class StepGemm : public sp::Technique {
     const int64_t m = p.i("M"), n = p.i("N"), k = p.i("K");
     if (!sp::kernels::gemm_extents_fit(m, n, k))
       throw sp::InputError(std::string("step_gemm: ") + sp::kernels::kGemmExtentsRule);
-    const double bytes = double(p.i("sets")) * (double(m) * k + double(k) * n + double(m) * n) * element_bytes(t);
+    const double bytes =
+        double(p.i("sets")) * sp::hybrid::gemm_set_elements(double(m), double(n), double(k)) * element_bytes(t);
     if (bytes > double(int64_t(1) << 34))
       throw sp::InputError("step_gemm: sets x (M K + K N + M N) elements exceed 16 GiB");
   }
