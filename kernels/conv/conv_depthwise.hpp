@@ -203,6 +203,9 @@ KOKKOS_FORCEINLINE_FUNCTION void dw_rows(const ConvSpec& s, const T* plane, int 
 // a runtime test of every row made them twice as slow), or kCutRuntime (rows outside [0, H)).
 constexpr int kCutNone = 0, kCutFirst = 1, kCutLast = 2, kCutRuntime = 4;
 
+// The largest block (RB3 rows x W columns) that dw_plane3_padded streams out through a stack buffer.
+constexpr int kStreamBufElems = 4096;
+
 #ifdef SP_HOST_AVX2
 // dw_strip3_padded for fp32 strips of one AVX2 register (8 columns). The filter column kc is the outer
 // loop: its three weights, the RR accumulators and one input vector are live at a time (RR + 4
@@ -320,27 +323,54 @@ KOKKOS_FORCEINLINE_FUNCTION void dw_rows3_padded(const T* plane, int H, int W, i
 // A whole 3x3 stride-1 plane with column padding 1: RB3 output rows at a time from row 0, the last
 // block slid back to end at OH; the blocks whose input rows reach the row padding skip those rows.
 // A plane of fewer than RB3 output rows goes row by row.
+// Stream (host AVX2 fp32 only): each block is computed into a stack buffer and copied out with
+// non-temporal stores (stream_copy), as one contiguous run of RB3 rows; storing the strips' vectors
+// non-temporally where they lie leaves RB3 half-written lines open per strip, more than the write-
+// combining buffers hold, and was slower than cached stores.
 template <class T, int RB3, int WB>
 KOKKOS_FORCEINLINE_FUNCTION void dw_plane3_padded(const T* plane, int H, int W, int OH, int pad_h, const T* w, T bias,
-                                                  T* out_plane, Act act) {
+                                                  T* out_plane, Act act, bool stream) {
   if (OH < RB3) {
     for (int oh = 0; oh < OH; ++oh)
       dw_rows3_padded<T, 1, WB, kCutRuntime>(plane, H, W, oh, oh - pad_h, w, bias, out_plane, act);
     return;
   }
+#ifdef SP_HOST_AVX2
+  alignas(64) T buf[std::is_same<T, float>::value ? kStreamBufElems : 1];
+  stream = stream && std::is_same<T, float>::value && RB3 * W <= kStreamBufElems;
+#else
+  T* buf = nullptr;
+  stream = false;
+#endif
   for (int oh0 = 0; oh0 < OH; oh0 += RB3) {
     const int o = oh0 + RB3 <= OH ? oh0 : OH - RB3, ih0 = o - pad_h;
     const bool top = ih0<0, bottom = ih0 + RB3 + 2> H;
+#if defined(__GNUC__) && !defined(__CUDA_ARCH__)
+    // This block's input rows below the two it shares with the block above, and the next block's
+    // (into the next plane at the end; a prefetch never faults), asked for at once: the strips
+    // read a block a vector at a time, column by column, and left to the hardware prefetchers the
+    // core waited on one row's lines at a time.
+    {
+      const char* ahead = reinterpret_cast<const char*>(plane + int64_t(ih0 + 2) * W);
+      for (int64_t b = 0; b < int64_t(2 * RB3) * W * int64_t(sizeof(T)); b += 64) __builtin_prefetch(ahead + b);
+    }
+#endif
+    T* dst = stream ? buf : out_plane;  // rows [o, o + RB3) of dst: buf holds those rows only
+    const int od = stream ? 0 : o;
     if (!top && !bottom)
-      dw_rows3_padded<T, RB3, WB, kCutNone>(plane, H, W, o, ih0, w, bias, out_plane, act);
+      dw_rows3_padded<T, RB3, WB, kCutNone>(plane, H, W, od, ih0, w, bias, dst, act);
     else if (pad_h != 1)
-      dw_rows3_padded<T, RB3, WB, kCutRuntime>(plane, H, W, o, ih0, w, bias, out_plane, act);
+      dw_rows3_padded<T, RB3, WB, kCutRuntime>(plane, H, W, od, ih0, w, bias, dst, act);
     else if (!bottom)
-      dw_rows3_padded<T, RB3, WB, kCutFirst>(plane, H, W, o, ih0, w, bias, out_plane, act);
+      dw_rows3_padded<T, RB3, WB, kCutFirst>(plane, H, W, od, ih0, w, bias, dst, act);
     else if (!top)
-      dw_rows3_padded<T, RB3, WB, kCutLast>(plane, H, W, o, ih0, w, bias, out_plane, act);
+      dw_rows3_padded<T, RB3, WB, kCutLast>(plane, H, W, od, ih0, w, bias, dst, act);
     else
-      dw_rows3_padded<T, RB3, WB, kCutFirst | kCutLast>(plane, H, W, o, ih0, w, bias, out_plane, act);
+      dw_rows3_padded<T, RB3, WB, kCutFirst | kCutLast>(plane, H, W, od, ih0, w, bias, dst, act);
+#ifdef SP_HOST_AVX2
+    if constexpr (std::is_same<T, float>::value)
+      if (stream) stream_copy(out_plane + int64_t(o) * W, buf, int64_t(RB3) * W);
+#endif
   }
 }
 
@@ -349,7 +379,7 @@ KOKKOS_FORCEINLINE_FUNCTION void dw_plane3_padded(const T* plane, int H, int W, 
 // rows cut to the plane.
 template <class T, int RB, int WB, int K, bool S1, int RB3>
 KOKKOS_INLINE_FUNCTION void dw_plane(const ConvSpec s, const T* plane, int H, int W, const T* w, T bias, T* out_plane,
-                                     int OH, int OW, int oh_lo, int oh_hi, int lo, int hi) {
+                                     int OH, int OW, int oh_lo, int oh_hi, int lo, int hi, bool stream) {
   const int kh = K ? K : s.kh;
   // A K x K filter is copied to the stack: stores to the output can then not alias it, and its
   // values stay in registers across tiles.
@@ -361,7 +391,7 @@ KOKKOS_INLINE_FUNCTION void dw_plane(const ConvSpec s, const T* plane, int H, in
   // 3x3 stride 1 with one column of padding each side (the common "same" layer): no scalar columns.
   if constexpr (K == 3 && S1) {
     if (s.pad_w == 1 && OW == W && W >= WB + 2)
-      return dw_plane3_padded<T, RB3, WB>(plane, H, W, OH, s.pad_h, w, bias, out_plane, s.act);
+      return dw_plane3_padded<T, RB3, WB>(plane, H, W, OH, s.pad_h, w, bias, out_plane, s.act, stream);
   }
   auto edge_row = [&](int oh) {
     const int ih0 = oh * s.stride - s.pad_h;
@@ -386,11 +416,18 @@ KOKKOS_INLINE_FUNCTION void dw_plane(const ConvSpec s, const T* plane, int H, in
 
 }  // namespace detail
 
+// How the output is written: automatic streams it (non-temporal stores, where the host path has
+// them: fp32 3x3 stride-1 planes with one column of padding) when it is larger than the last-level
+// cache, which then could not hand it to the next layer anyway; cached and streamed force one way.
+// The values stored are the same either way.
+enum class DwStores { automatic, cached, streamed };
+
 // out = act(depthwise(in, w) + b); requires depthwise_applies(s). b may be
 // empty when !s.bias. Shapes must already be validated (conv::validate).
 // Work item = one (n, c) plane.
 template <class T, class Space = Kokkos::DefaultExecutionSpace>
-SP_UNIT_LOCAL void conv2d_depthwise(const ConvSpec& s, CTensor<T> in, CTensor<T> w, CVec<T> b, Tensor<T> out) {
+SP_UNIT_LOCAL void conv2d_depthwise(const ConvSpec& s, CTensor<T> in, CTensor<T> w, CVec<T> b, Tensor<T> out,
+                                    DwStores stores = DwStores::automatic) {
   constexpr int RB = DepthwiseTiles<T, Space>::RB, WB = DepthwiseTiles<T, Space>::WB;
   constexpr int RB3 = DepthwiseTiles<T, Space>::RB3;
   const int N = static_cast<int>(in.extent(0)), C = static_cast<int>(in.extent(1));
@@ -407,6 +444,13 @@ SP_UNIT_LOCAL void conv2d_depthwise(const ConvSpec& s, CTensor<T> in, CTensor<T>
   const int oh_lo = oh_lo0 < OH ? oh_lo0 : OH;
   const int oh_hi = oh_hi0 < oh_lo ? oh_lo : oh_hi0 < OH ? oh_hi0 : OH;
   const bool s1 = s.stride == 1, k3 = s.kh == 3 && s.kw == 3;
+#ifdef SP_HOST_AVX2
+  const int64_t llc = detail::host_llc_bytes();
+  const bool stream = stores == DwStores::streamed ||
+                      (stores == DwStores::automatic && llc > 0 && int64_t(out.span()) * int64_t(sizeof(T)) > llc);
+#else
+  const bool stream = false;
+#endif
   Kokkos::parallel_for(
       "conv2d_depthwise", Kokkos::RangePolicy<Space>(0, int64_t(N) * C), KOKKOS_LAMBDA(const int64_t nc) {
         const int c = static_cast<int>(nc % C);
@@ -415,13 +459,20 @@ SP_UNIT_LOCAL void conv2d_depthwise(const ConvSpec& s, CTensor<T> in, CTensor<T>
         const T* wc = w.data() + int64_t(c) * s.kh * s.kw;
         const T bias = s.bias ? b(c) : T(0);
         if (k3 && s1)
-          detail::dw_plane<T, RB, WB, 3, true, RB3>(s, plane, H, W, wc, bias, out_plane, OH, OW, oh_lo, oh_hi, lo, hi);
+          detail::dw_plane<T, RB, WB, 3, true, RB3>(s, plane, H, W, wc, bias, out_plane, OH, OW, oh_lo, oh_hi, lo, hi,
+                                                    stream);
         else if (k3)
-          detail::dw_plane<T, RB, WB, 3, false, RB3>(s, plane, H, W, wc, bias, out_plane, OH, OW, oh_lo, oh_hi, lo, hi);
+          detail::dw_plane<T, RB, WB, 3, false, RB3>(s, plane, H, W, wc, bias, out_plane, OH, OW, oh_lo, oh_hi, lo, hi,
+                                                     stream);
         else if (s1)
-          detail::dw_plane<T, RB, WB, 0, true, RB3>(s, plane, H, W, wc, bias, out_plane, OH, OW, oh_lo, oh_hi, lo, hi);
+          detail::dw_plane<T, RB, WB, 0, true, RB3>(s, plane, H, W, wc, bias, out_plane, OH, OW, oh_lo, oh_hi, lo, hi,
+                                                    stream);
         else
-          detail::dw_plane<T, RB, WB, 0, false, RB3>(s, plane, H, W, wc, bias, out_plane, OH, OW, oh_lo, oh_hi, lo, hi);
+          detail::dw_plane<T, RB, WB, 0, false, RB3>(s, plane, H, W, wc, bias, out_plane, OH, OW, oh_lo, oh_hi, lo, hi,
+                                                     stream);
+#ifdef SP_HOST_AVX2
+        if (stream) _mm_sfence();  // the plane's non-temporal stores are ordered before the region ends
+#endif
       });
 }
 

@@ -7,6 +7,9 @@
     !defined(__CUDA_ARCH__) && !defined(__NVCC__)
 #define SP_HOST_AVX2 1
 #include <immintrin.h>
+#include <unistd.h>
+
+#include <cstdint>
 
 namespace sp::conv::detail {
 
@@ -41,6 +44,27 @@ struct Avx2<double> {
   static V relu(V a) { return _mm256_max_pd(a, _mm256_setzero_pd()); }  // NaN and -0 give +0, as activate()
   static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
 };
+
+// The last-level cache's size in bytes (0 where the system does not say).
+inline int64_t host_llc_bytes() {
+  static const int64_t bytes = [] {
+    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return int64_t(l3 > 0 ? l3 : l2 > 0 ? l2 : 0);
+  }();
+  return bytes;
+}
+
+// dst[i] = src[i] for i < n, the 32-byte-aligned part of dst with non-temporal stores: the lines go
+// to memory without first being read in (a cached store reads each line it writes, a third more
+// traffic for a layer that reads one array and writes another) and do not evict the input. For
+// output that will not be read again from cache. The caller issues _mm_sfence() before another
+// thread may read dst.
+inline void stream_copy(float* __restrict dst, const float* __restrict src, int64_t n) {
+  int64_t i = 0;
+  for (; i < n && (reinterpret_cast<uintptr_t>(dst + i) & 31) != 0; ++i) dst[i] = src[i];
+  for (; i + 8 <= n; i += 8) _mm256_stream_ps(dst + i, _mm256_loadu_ps(src + i));
+  for (; i < n; ++i) dst[i] = src[i];
+}
 
 }  // namespace sp::conv::detail
 #endif
