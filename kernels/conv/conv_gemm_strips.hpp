@@ -4,18 +4,20 @@
 //   Y[n][g] (M x P) = act(W[g] (M x K) * X[n][g] (K x P) + b[g]),
 // all three row-major where they lie (W: OIHW weights, row stride K; X:
 // an image's channels or its unrolled im2col matrix, row stride P; Y: the
-// output channels, row stride P), nothing packed, bias and activation fused
-// into the store. One source for every back end.
+// output channels, row stride P), bias and activation fused into the store.
+// One source for every back end.
 //
 // Work item = one NR-column strip of one (image, group) product (a plain
 // RangePolicy); for each MR-row block of Y an MR x NR register tile
 // accumulates over K: per k one contiguous NR-wide row segment of X and MR
 // scalar weights broadcast from W's rows (which stay in L1/L2 across
-// items). The K x NR strip of X is read from memory once and stays in
-// L1/L2 while every row block reuses it. The tile is the GEMM micro-kernel's
-// shape (kernels/gemm/gemm_tiled.hpp: 2 x MR vector accumulators).
-// Tails: a last row block narrower than MR recomputes the last valid row
-// in its spare rows and stores only the valid ones; a last strip narrower
+// items). The strip of X is read from memory once: on the host each KC x NR
+// slice of it is first copied to a contiguous stack buffer, which every row
+// block then reads from L1. The tile is the GEMM micro-kernel's shape
+// (kernels/gemm/gemm_tiled.hpp: 2 x MR vector accumulators); a last row
+// block of at most MR - 2 rows takes an (MR - 2)-row tile.
+// Tails: a last row block narrower than its tile recomputes the last valid
+// row in its spare rows and stores only the valid ones; a last strip narrower
 // than NR slides left to end at P (recomputing columns of the previous
 // strip, stored only once). Only a product with P < NR uses masked loads.
 //
@@ -51,16 +53,19 @@ template <class T, class Space = Kokkos::DefaultExecutionSpace>
 struct StripTiles {
   static constexpr int MR = sp::kernels::GemmTiles<T, Space>::MR;
   static constexpr int NR = sp::kernels::GemmTiles<T, Space>::NR;
-  // K is walked in slices of KC rows of X: a KC x NR slice of a strip (KC rows P apart, one or two
-  // cache lines and one page each) stays in L1 and in the first-level TLB while every row block
-  // reuses it. Over a whole K = 576 strip (im2col's 3x3 x 64) neither held.
+  // K is walked in slices of KC rows of X: a KC x NR slice of a strip stays in L1 while every row
+  // block reuses it. Over a whole K = 576 strip (im2col's 3x3 x 64) it did not.
   static constexpr int KC = 64;
+  // Each slice is copied to a contiguous stack buffer (4 KiB) first. Read in place, its KC rows lie
+  // P apart, a page each, and with the output's rows they overflowed the first-level TLB.
+  static constexpr bool PACK = true;
 };
 
 #ifdef KOKKOS_ENABLE_CUDA
 template <class T>
 struct StripTiles<T, Kokkos::Cuda> {
   static constexpr int MR = 4, NR = 4, KC = 1 << 30;
+  static constexpr bool PACK = false;
 };
 #endif
 
@@ -153,20 +158,20 @@ __attribute__((noinline)) void strip_micro_avx2_store(int K, const T* __restrict
 #endif
 
 // Rows [0, mr) of one MR-row block, columns [c_lo, nc) of one strip, over one K slice of kc terms
-// (weights w, row stride ws): y[r * P + c] = acc, or y + acc after the first slice (first = false);
-// after the last slice (last = true) act(... + b[r]).
+// (weights w, row stride ws; the slice of X at x, row stride xs): y[r * P + c] = acc, or y + acc after the first slice
+// (first = false); after the last slice (last = true) act(... + b[r]).
 template <class T, int MR, int NR, bool Full>
 KOKKOS_INLINE_FUNCTION void strip_block(int kc, const T* w, int ws, bool first, bool last, const T* b, Act act, int mr,
-                                        const T* x, int P, int nc, int c_lo, T* y) {
+                                        const T* x, int64_t xs, int P, int nc, int c_lo, T* y) {
   T acc[MR][NR];
 #ifdef SP_HOST_AVX2
   if constexpr (Full && (std::is_same<T, float>::value || std::is_same<T, double>::value) && NR == 2 * Avx2<T>::L) {
     if (c_lo == 0 && act != Act::sigmoid)
-      return strip_micro_avx2_store<T, MR>(kc, w, ws, mr, x, P, first, last, b, act == Act::relu, y, P);
-    strip_micro_avx2<T, MR>(kc, w, ws, mr, x, P, acc);
+      return strip_micro_avx2_store<T, MR>(kc, w, ws, mr, x, xs, first, last, b, act == Act::relu, y, P);
+    strip_micro_avx2<T, MR>(kc, w, ws, mr, x, xs, acc);
   } else
 #endif
-    strip_micro<T, MR, NR, Full>(kc, w, ws, mr, x, P, nc, acc);
+    strip_micro<T, MR, NR, Full>(kc, w, ws, mr, x, xs, nc, acc);
   for (int r = 0; r < mr; ++r) {
     const T bo = b && last ? b[r] : T(0);
     T* d = y + int64_t(r) * P;
@@ -206,7 +211,7 @@ SP_UNIT_LOCAL void strip_gemm(const char* label, int batch, const StripGemm d, c
             for (int o0 = 0; o0 < M; o0 += MR)
               detail::strip_block<T, MR, NR, false>(kc, wp + int64_t(o0) * K + k0, K, k0 == 0, k0 + kc >= K,
                                                     bp ? bp + o0 : bp, act, M - o0 < MR ? M - o0 : MR,
-                                                    xp + int64_t(k0) * P, P, P, 0, yp + int64_t(o0) * P);
+                                                    xp + int64_t(k0) * P, P, P, P, 0, yp + int64_t(o0) * P);
           }
           return;
         }
@@ -215,16 +220,31 @@ SP_UNIT_LOCAL void strip_gemm(const char* label, int batch, const StripGemm d, c
         // hardware prefetcher follows. A share of the slice's rows before each row block.
         const bool pf = j0 + 3 * NR <= P;
         const int nob = (M + MR - 1) / MR;
+        T xb[StripTiles<T, Space>::PACK ? KC * NR : 1];
         for (int k0 = 0; k0 < K || k0 == 0; k0 += KC) {
           const int kc = K - k0 < KC ? K - k0 : KC, kper = (kc + nob - 1) / nob;
+          const T* xs = xp + int64_t(k0) * P + j0;
+          int64_t xstride = P;
+          if constexpr (StripTiles<T, Space>::PACK) {
+            for (int k = 0; k < kc; ++k) SP_UNROLL for (int c = 0; c < NR; ++c) xb[k * NR + c] = xs[int64_t(k) * P + c];
+            xs = xb, xstride = NR;
+          }
           for (int o0 = 0, ob = 0; o0 < M; o0 += MR, ++ob) {
             if (pf)
               for (int k = k0 + ob * kper; k < k0 + kc && k < k0 + (ob + 1) * kper; ++k)
                 for (int c = 0; c < NR; c += 64 / static_cast<int>(sizeof(T)))
                   SP_PREFETCH(xp + int64_t(k) * P + j0 + 2 * NR + c);
-            detail::strip_block<T, MR, NR, true>(kc, wp + int64_t(o0) * K + k0, K, k0 == 0, k0 + kc >= K,
-                                                 bp ? bp + o0 : bp, act, M - o0 < MR ? M - o0 : MR,
-                                                 xp + int64_t(k0) * P + j0, P, NR, c_lo, yp + int64_t(o0) * P + j0);
+            const int mr = M - o0 < MR ? M - o0 : MR;
+            // A last block of at most MR - 2 rows takes the (MR - 2)-row tile (M = 64 with MR = 6: 64
+            // rows computed, not 66).
+            if (MR > 4 && mr <= MR - 2)
+              detail::strip_block<T, (MR > 4 ? MR - 2 : MR), NR, true>(kc, wp + int64_t(o0) * K + k0, K, k0 == 0,
+                                                                       k0 + kc >= K, bp ? bp + o0 : bp, act, mr, xs,
+                                                                       xstride, P, NR, c_lo, yp + int64_t(o0) * P + j0);
+            else
+              detail::strip_block<T, MR, NR, true>(kc, wp + int64_t(o0) * K + k0, K, k0 == 0, k0 + kc >= K,
+                                                   bp ? bp + o0 : bp, act, mr, xs, xstride, P, NR, c_lo,
+                                                   yp + int64_t(o0) * P + j0);
           }
         }
       });
