@@ -74,7 +74,7 @@ void block_forward(const BlockAct& a, const T* w, const T* x, T* act, GroupComm<
 
 template <class T>
 void block_backward(const BlockAct& a, const T* w, typename nn::AccOf<T>::type* gw, const T* x, const T* act,
-                    const T* dy, T* dx, T* scratch, GroupComm<T>& tp, int split) {
+                    const T* dy, T* dx, T* scratch, GroupComm<T>& tp, int split, bool accumulate) {
   using A = typename nn::AccOf<T>::type;
   auto stat = [&](int64_t off) { return reinterpret_cast<const A*>(act + off); };
   const BlockShape& k = a.k;
@@ -85,23 +85,31 @@ void block_backward(const BlockAct& a, const T* w, typename nn::AccOf<T>::type* 
   T *dln = scratch + sc.dln(), *dx1 = scratch + sc.dx1(), *dz = scratch + sc.dz(), *dout = scratch + sc.dout();
   T *ds = scratch + sc.ds(), *dqkv = scratch + sc.dqkv();
   A* dnorm = reinterpret_cast<A*>(scratch + sc.dnorm());  // aligned: first in the scratch
+  // A layer norm's two parameter gradients (gamma and beta, adjacent in dnorm and in gw) into g.
+  auto norm_grads = [&](A* g) {
+    using U = Kokkos::View<A*, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    if (accumulate)
+      nn::add(g, dnorm, g, 2 * int64_t(h));
+    else
+      Kokkos::deep_copy(U(g, size_t(2 * h)), U(dnorm, size_t(2 * h)));
+  };
   // MLP: out = x1 + GeLU(ln2 W1) W2.
-  nn::gemm(Op::N, Op::T, n, fl, h, dy, h, w + k.w2(), h, dz, fl);           // dH = dy W2^T
-  nn::gemm(Op::T, Op::N, fl, h, n, hh, fl, dy, h, gw + k.w2(), h, true);    // dW2 += H^T dy
-  nn::gelu_backward(z, dz, dz, int64_t(n) * fl);                            // dZ = dH gelu'(Z)
-  nn::gemm(Op::T, Op::N, h, fl, n, ln2, h, dz, fl, gw + k.w1(), fl, true);  // dW1 += ln2^T dZ
+  nn::gemm(Op::N, Op::T, n, fl, h, dy, h, w + k.w2(), h, dz, fl);                 // dH = dy W2^T
+  nn::gemm(Op::T, Op::N, fl, h, n, hh, fl, dy, h, gw + k.w2(), h, accumulate);    // dW2 += H^T dy
+  nn::gelu_backward(z, dz, dz, int64_t(n) * fl);                                  // dZ = dH gelu'(Z)
+  nn::gemm(Op::T, Op::N, h, fl, n, ln2, h, dz, fl, gw + k.w1(), fl, accumulate);  // dW1 += ln2^T dZ
   // f: the column-parallel input gradient d ln2 = sum_i dZ_i W1_i^T.
   summed_product(tp, split, dln, size_t(n) * h, [&](int i, int p, T* dst) {
     nn::gemm(Op::N, Op::T, n, h, fl / p, dz + i * (fl / p), fl, w + k.w1() + i * (fl / p), fl, dst, h);
   });
   nn::layernorm_backward<T>(n, h, x1, w + k.ln2_g(), stat(a.mu2()), stat(a.rs2()), dln, dx1, dnorm, dnorm + h);
-  nn::add(gw + k.ln2_g(), dnorm, gw + k.ln2_g(), 2 * int64_t(h));  // gamma and beta are adjacent
+  norm_grads(gw + k.ln2_g());
   nn::add(dx1, dy, dx1, int64_t(n) * h);
   // Attention: x1 = x + Attn(ln1) Wo.
-  nn::gemm(Op::N, Op::T, n, hl, h, dx1, h, w + k.wo(), h, dout, hl);      // dO = dx1 Wo^T
-  nn::gemm(Op::T, Op::N, hl, h, n, o, hl, dx1, h, gw + k.wo(), h, true);  // dWo += O^T dx1
+  nn::gemm(Op::N, Op::T, n, hl, h, dx1, h, w + k.wo(), h, dout, hl);            // dO = dx1 Wo^T
+  nn::gemm(Op::T, Op::N, hl, h, n, o, hl, dx1, h, gw + k.wo(), h, accumulate);  // dWo += O^T dx1
   mp::attention_backward<T>(attn_shape(a), qkv, act + a.p(), dout, ds, dqkv);
-  nn::gemm(Op::T, Op::N, h, 3 * hl, n, ln1, h, dqkv, 3 * hl, gw + k.wqkv(), 3 * hl, true);  // dWqkv += ln1^T dQKV
+  nn::gemm(Op::T, Op::N, h, 3 * hl, n, ln1, h, dqkv, 3 * hl, gw + k.wqkv(), 3 * hl, accumulate);  // dWqkv += ln1^T dQKV
   // f: d ln1 = sum_i dQKV_i Wqkv_i^T, rank i's columns [Q_i | K_i | V_i] contiguous as it stores them.
   summed_product(tp, split, dln, size_t(n) * h, [&](int i, int p, T* dst) {
     if (p == 1) {
@@ -115,14 +123,14 @@ void block_backward(const BlockAct& a, const T* w, typename nn::AccOf<T>::type* 
     nn::gemm(Op::N, Op::T, n, h, wl, dq.data(), wl, wq.data(), wl, dst, h);
   });
   nn::layernorm_backward<T>(n, h, x, w + k.ln1_g(), stat(a.mu1()), stat(a.rs1()), dln, dx, dnorm, dnorm + h);
-  nn::add(gw + k.ln1_g(), dnorm, gw + k.ln1_g(), 2 * int64_t(h));
+  norm_grads(gw + k.ln1_g());
   nn::add(dx, dx1, dx, int64_t(n) * h);
 }
 
 #define SP_HYBRID_BLOCK(T)                                                                                     \
   template void block_forward<T>(const BlockAct&, const T*, const T*, T*, GroupComm<T>&, int);                 \
   template void block_backward<T>(const BlockAct&, const T*, typename nn::AccOf<T>::type*, const T*, const T*, \
-                                  const T*, T*, T*, GroupComm<T>&, int);
+                                  const T*, T*, T*, GroupComm<T>&, int, bool);
 SP_HYBRID_BLOCK(float)
 SP_HYBRID_BLOCK(double)
 SP_HYBRID_BLOCK(precision::fp16_t)

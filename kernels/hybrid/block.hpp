@@ -92,10 +92,13 @@ template <class T>
 void block_forward(const BlockAct& a, const T* w, const T* x, T* act, GroupComm<T>& tp, int split = 1);
 
 // dx := the input gradient for output gradient dy; the weight gradients are
-// added to gw (BlockShape offsets, accumulation type). dx must not alias dy.
+// added to gw (BlockShape offsets, accumulation type), or with accumulate =
+// false written there (every element of the block's vector is written, so gw
+// need not be initialised; the values are those added to zero). dx must not
+// alias dy.
 template <class T>
 void block_backward(const BlockAct& a, const T* w, typename nn::AccOf<T>::type* gw, const T* x, const T* act,
-                    const T* dy, T* dx, T* scratch, GroupComm<T>& tp, int split = 1);
+                    const T* dy, T* dx, T* scratch, GroupComm<T>& tp, int split = 1, bool accumulate = true);
 
 // The matrix products of one block's forward (3 GEMMs and the 2 batched
 // attention products) and backward, as (M, N, K, count) of 2 M N K FLOPs.

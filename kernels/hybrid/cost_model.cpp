@@ -194,7 +194,18 @@ double predict_elementwise_bytes(const ModelShape& m, const Layout& l, int rank)
   // Adam: read parameter, gradient and both moments, write parameter and
   // both moments, over the elements this rank updates.
   elems += 7 * l.v * (l.zero_stage >= 1 ? r.shard : r.pc);
-  return elems * storage_bytes(l);
+  // ZeRO 2, 3: a B op's blocks write their gradients into a buffer of their
+  // own (the two layer norms' parameter gradients copied there, not added:
+  // one read of 2h fewer each per block pass), whose reduce-scattered shard
+  // is then added into this rank's accumulated shard (read two, write one,
+  // in the accumulation type). ZeRO 3: every F and B op first copies this
+  // rank's shard of the chunk's parameters into the buffer the all-gather
+  // fills (read one, write one).
+  const double ops = double(l.micro_batches) * l.v;
+  double bytes = 0;
+  if (l.zero_stage >= 2) elems -= blocks * 2 * 2 * h, bytes += ops * 3 * r.shard * acc_bytes(l);
+  if (l.zero_stage == 3) elems += 2 * ops * 2 * r.shard;
+  return elems * storage_bytes(l) + bytes;
 }
 
 }  // namespace sp::hybrid

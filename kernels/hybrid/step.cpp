@@ -286,15 +286,17 @@ void HybridStep<T>::backward(int mb, int c) {
     if (l_.zero_stage >= 2 && mb != next_b_++) throw std::logic_error("hybrid: B ops out of micro-batch order");
     gw = replica_g_.data() + int64_t(mb % replicas_) * pc_;
   } else if (l_.zero_stage >= 2) {
-    grad_tmp_ = Tracked<A>(mem_, Mem::grads, size_t(pc_), "hybrid_grad_op");
+    // This op's own gradient, written (not added) by the blocks' backward: no zero fill first.
+    grad_tmp_ = Tracked<A>(mem_, Mem::grads, size_t(pc_), "hybrid_grad_op", false);
     gw = grad_tmp_.data();
   }
+  const bool accumulate = !(replicas_ == 1 && l_.zero_stage >= 2);
   const int64_t P = k_.elems();
   if (k == 0) {
     const T* act = acts;
     for (int j = bpc_ - 1; j >= 0; --j) {
       block_backward(a, w + j * P, gw + j * P, j == 0 ? X : act + (j - 1) * E + a.out(), act + j * E, cur, other,
-                     scratch.data(), tp_, split_);
+                     scratch.data(), tp_, split_, accumulate);
       std::swap(cur, other);
     }
   } else {
@@ -305,7 +307,8 @@ void HybridStep<T>::backward(int mb, int c) {
       auto input = [&](int j) -> const T* { return j == js ? X + seg * nh_ : W + (j - js - 1) * E + a.out(); };
       for (int j = js; j < je; ++j) block_forward(a, w + j * P, input(j), W + (j - js) * E, tp_, split_);
       for (int j = je - 1; j >= js; --j) {
-        block_backward(a, w + j * P, gw + j * P, input(j), W + (j - js) * E, cur, other, scratch.data(), tp_, split_);
+        block_backward(a, w + j * P, gw + j * P, input(j), W + (j - js) * E, cur, other, scratch.data(), tp_, split_,
+                       accumulate);
         std::swap(cur, other);
       }
     }
