@@ -15,6 +15,7 @@
 #include "kernels/hybrid/block_shape.hpp"
 #include "kernels/hybrid/cost_model.hpp"
 #include "scaleproof/comm.hpp"
+#include "scaleproof/measure.hpp"
 #include "suites/hybrid/elementwise_rate.hpp"
 #include "suites/hybrid/plan_machine.hpp"
 #include "suites/hybrid/plan_verify.hpp"
@@ -24,6 +25,9 @@ namespace sp::hybrid::plan {
 
 namespace {
 
+// Rounds of a layout's window (measure_in_window).
+constexpr int kWindowRounds = 3;
+
 const Registered* need(const std::string& name, const std::string& what) {
   const Registered* r = Registry::get().find(name);
   if (!r) throw InputError("plan --verify: " + what + " (technique " + name + ") is not in this build");
@@ -31,12 +35,12 @@ const Registered* need(const std::string& name, const std::string& what) {
 }
 
 // Runs the cases; rank 0 gets the benchmark JSON back, the others null.
-nlohmann::json bench(const std::vector<Case>& cases, double min_time) {
+nlohmann::json bench(const std::vector<Case>& cases, double min_time, int repetitions = 3) {
   const std::string file =
       (std::filesystem::temp_directory_path() / ("sp-plan-verify-" + std::to_string(::getpid()) + ".json")).string();
   BenchOptions o;
   o.min_time = min_time;
-  o.repetitions = 3;
+  o.repetitions = repetitions;
   o.json_out = comm::rank() == 0 ? file : "";
   o.console = false;
   o.progress = comm::rank() == 0;
@@ -177,9 +181,10 @@ MachineFigures measure_machine(const ModelShape& m, StorageType storage, int wor
 // per-byte costs grow once the messages leave the caches), then the layout's
 // step, which reports its element-wise layers' rate at its own micro-batch
 // and tensor-parallel width (elementwise_rate.hpp: those layers timed
-// alone, not the step; a step that reports none keeps `base`'s rate). On a
-// shared machine whose speed drifts, the two sides of the comparison are
-// then seconds apart, not the length of the whole verification. Returns
+// alone, not the step; a step that reports none keeps `base`'s rate), in
+// kWindowRounds rounds. On a shared machine whose speed drifts, the two
+// sides of the comparison are then seconds apart, not the length of the
+// whole verification. Returns
 // the figures (alpha, and the other groups' links, from `base`), the same
 // on every rank, and the step's seconds (rank 0; 0 elsewhere).
 std::pair<MachineFigures, double> measure_in_window(const MachineFigures& base, const ModelShape& m, const Layout& l,
@@ -198,12 +203,11 @@ std::pair<MachineFigures, double> measure_in_window(const MachineFigures& base, 
   const Case dp_link = all_reduce_case(chunk, storage == StorageType::fp64 ? "fp64" : "fp32", world);
   if (l.dp > 1) cases.push_back(dp_link);
   cases.push_back(layout);
-  const nlohmann::json j = bench(cases, min_time);
   // Rates per shape, attention forward and backward seconds, element-wise
   // rate, step seconds, the data-parallel link's beta and gamma.
-  std::vector<double> f(shapes.size() + 6, -1.0);
   const size_t at = shapes.size(), ew = at + 2, step = at + 3, link = at + 4;
-  if (comm::rank() == 0) {
+  auto figures = [&](const nlohmann::json& j) {
+    std::vector<double> f(shapes.size() + 6, -1.0);
     const MachineFigures got = machine_from_bench_gemms(j);
     size_t i = 0;
     for (const auto& kv : shapes) {
@@ -223,6 +227,23 @@ std::pair<MachineFigures, double> measure_in_window(const MachineFigures& base, 
       auto it = c.m.counters.find(kElementwiseRateCounter);
       if (it != c.m.counters.end() && it->second > 0) f[ew] = it->second;
     }
+    return f;
+  };
+  // kWindowRounds rounds of every case once, each figure the median of its
+  // rounds: a slow phase of a shared machine then falls on the figures and
+  // on the step alike, where back-to-back repetitions of each case would
+  // put it on one side only.
+  std::vector<std::vector<double>> rounds;
+  for (int r = 0; r < kWindowRounds; ++r) {
+    const nlohmann::json j = bench(cases, min_time, 1);
+    if (comm::rank() == 0) rounds.push_back(figures(j));
+  }
+  std::vector<double> f(shapes.size() + 6, -1.0);
+  for (size_t i = 0; i < f.size() && !rounds.empty(); ++i) {
+    std::vector<double> got;
+    for (const auto& rf : rounds)
+      if (rf[i] >= 0) got.push_back(rf[i]);
+    if (!got.empty()) f[i] = median(got);
   }
   for (double& x : f) x = comm::max(x);
   MachineFigures mf = base;
