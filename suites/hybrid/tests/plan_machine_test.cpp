@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "scaleproof/params.hpp"
@@ -153,6 +154,51 @@ TEST(PlanMachine, ABenchmarkJsonWithoutTheFiguresIsRefused) {
       {"benchmarks", json::array({entry("collectives/all_reduce/ring/count=256,dtype=fp32,op=sum,inplace=1", 5,
                                         calibration(1e-6, 7e-10, 3e-10))})}};
   EXPECT_THROW(plan::machine_from_bench(only_ring, "test"), sp::InputError);
+}
+
+// A plan's JSON read back by --machine: a GEMM rate or an attention core's
+// time that is zero or negative is refused, naming the field. (JSON has no
+// infinity: a non-finite figure is written as null, which is refused too.)
+TEST(PlanMachine, APlanJsonWithANonPositiveRateOrTimeIsRefused) {
+  MachineFigures m = plan::machine_from_figures(1000, 10, 25, 0);
+  m.gemm_rate[{64, 64, 32}] = 5e10;
+  m.attention_seconds[{8, 64, 4, 32}] = {1e-3, 2e-3};
+  const json good = {{"machine", plan::to_json(m)}};
+  const std::string file = ::testing::TempDir() + "plan_machine_refused.json";
+  auto read = [&](const json& j) {
+    {
+      std::ofstream out(file);
+      out << j.dump();
+    }
+    const MachineFigures got = plan::machine_from_file(file);
+    std::remove(file.c_str());
+    return got;
+  };
+  auto refused = [&](const json& j, const std::string& field) {
+    try {
+      read(j);
+    } catch (const sp::InputError& e) {
+      std::remove(file.c_str());
+      return std::string(e.what()).find(field) != std::string::npos;
+    }
+    return false;
+  };
+  EXPECT_EQ(read(good).attention_seconds, m.attention_seconds);
+  for (double bad : {0.0, -1.0, -std::numeric_limits<double>::min()}) {
+    json j = good;
+    j["machine"]["gemm_rates"][0]["flops"] = bad;
+    EXPECT_TRUE(refused(j, "gemm_rates")) << bad;
+    j = good;
+    j["machine"]["attention_seconds"][0]["forward_s"] = bad;
+    EXPECT_TRUE(refused(j, "attention_seconds")) << bad;
+    j = good;
+    j["machine"]["attention_seconds"][0]["backward_s"] = bad;
+    EXPECT_TRUE(refused(j, "attention_seconds")) << bad;
+  }
+  json j = good;
+  j["machine"]["gemm_rates"][0]["flops"] = nullptr;
+  EXPECT_THROW(read(j), sp::InputError);
+  std::remove(file.c_str());
 }
 
 TEST(PlanMachine, JsonRoundTripKeepsTheTensorParallelLink) {
