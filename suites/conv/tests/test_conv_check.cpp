@@ -190,22 +190,26 @@ TEST(ConvCheck, StripGemmPassesOnRandomShapesFp64) { strip_gemm_random_shapes<do
 // (too narrow for them, whole strips only, a half-width last strip, a slid-back last strip) in
 // fp32 (16-wide strips) and fp64 (8-wide), with planes of one row block (cut at both ends), of
 // several, of fewer rows than a block, and row padding 0, 1 and 2 (runtime-cut blocks).
-template <class T>
-void padded_strips_cover_every_width() {
+// f(i, w, h, pad_h) for each, i counting from 0.
+template <class F>
+void each_padded_layout(F&& f) {
   int i = 0;
   for (int w = 1; w <= 70; ++w)
-    for (auto [h, pad_h] : {std::pair{1, 1}, {7, 1}, {9, 0}, {8, 2}, {14, 1}, {17, 1}}) {
-      Case c;
-      c.n = 1 + i % 2, c.h = h, c.w = w;
-      c.s.c_in = c.s.c_out = c.s.groups = 2;
-      c.s.kh = c.s.kw = 3, c.s.pad_h = pad_h, c.s.pad_w = 1;
-      c.s.bias = i % 3 == 0, c.s.act = static_cast<Act>(i % 3);
-      ++i;
-      ASSERT_EQ(direct_path(c.s), DirectPath::depthwise);
-      const auto r = compare<T>(c, false);
-      EXPECT_TRUE(r.passed()) << describe(c.s) << " N=" << c.n << " H=" << h << " W=" << w << ", " << r.wrong
-                              << " wrong";
-    }
+    for (auto [h, pad_h] : {std::pair{1, 1}, {7, 1}, {9, 0}, {8, 2}, {14, 1}, {17, 1}}) f(i++, w, h, pad_h);
+}
+
+template <class T>
+void padded_strips_cover_every_width() {
+  each_padded_layout([](int i, int w, int h, int pad_h) {
+    Case c;
+    c.n = 1 + i % 2, c.h = h, c.w = w;
+    c.s.c_in = c.s.c_out = c.s.groups = 2;
+    c.s.kh = c.s.kw = 3, c.s.pad_h = pad_h, c.s.pad_w = 1;
+    c.s.bias = i % 3 == 0, c.s.act = static_cast<Act>(i % 3);
+    ASSERT_EQ(direct_path(c.s), DirectPath::depthwise);
+    const auto r = compare<T>(c, false);
+    EXPECT_TRUE(r.passed()) << describe(c.s) << " N=" << c.n << " H=" << h << " W=" << w << ", " << r.wrong << " wrong";
+  });
 }
 TEST(ConvCheck, DepthwisePaddedStripsCoverEveryWidthFp32) { padded_strips_cover_every_width<float>(); }
 TEST(ConvCheck, DepthwisePaddedStripsCoverEveryWidthFp64) { padded_strips_cover_every_width<double>(); }
@@ -215,32 +219,29 @@ TEST(ConvCheck, DepthwisePaddedStripsCoverEveryWidthFp64) { padded_strips_cover_
 // streamed path both calls take the cached one and the test checks nothing new.
 template <class T>
 void streamed_stores_equal_cached() {
-  int i = 0;
-  for (int w = 1; w <= 70; ++w)
-    for (auto [h, pad_h] : {std::pair{1, 1}, {7, 1}, {9, 0}, {8, 2}, {14, 1}, {17, 1}}) {
-      ConvSpec s;
-      s.c_in = s.c_out = s.groups = 3, s.kh = s.kw = 3, s.pad_h = pad_h, s.pad_w = 1;
-      s.bias = i % 3 == 0, s.act = static_cast<Act>(i % 3);
-      const int n = 1 + i % 2;
-      ++i;
-      Tensor<T> x("x", n, 3, h, w), wt("w", 3, 1, 3, 3), a("a", n, 3, s.out_h(h), s.out_w(w)),
-          b("b", n, 3, s.out_h(h), s.out_w(w));
-      Vec<T> bias("bias", 3);
-      const auto fill = [](auto v, uint64_t seed) {
-        const auto h = fill_values<T>(static_cast<int64_t>(v.size()), seed, 1.0);
-        Kokkos::deep_copy(v, Kokkos::View<const T*, Kokkos::HostSpace>(h.data(), h.size()));
-      };
-      fill(Kokkos::View<T*>(x.data(), x.size()), 5 + i), fill(Kokkos::View<T*>(wt.data(), wt.size()), 9 + i);
-      fill(bias, 13 + i);
-      Kokkos::deep_copy(a, T(-7)), Kokkos::deep_copy(b, T(7));  // every element must be overwritten
-      conv2d_depthwise<T>(s, x, wt, bias, a, DwStores::cached);
-      conv2d_depthwise<T>(s, x, wt, bias, b, DwStores::streamed);
-      const auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
-      const auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
-      int64_t wrong = 0;
-      for (size_t k = 0; k < ha.size(); ++k) wrong += ha.data()[k] != hb.data()[k];
-      EXPECT_EQ(wrong, 0) << describe(s) << " N=" << n << " H=" << h << " W=" << w;
-    }
+  each_padded_layout([](int i, int w, int h, int pad_h) {
+    ConvSpec s;
+    s.c_in = s.c_out = s.groups = 3, s.kh = s.kw = 3, s.pad_h = pad_h, s.pad_w = 1;
+    s.bias = i % 3 == 0, s.act = static_cast<Act>(i % 3);
+    const int n = 1 + i % 2;
+    Tensor<T> x("x", n, 3, h, w), wt("w", 3, 1, 3, 3), a("a", n, 3, s.out_h(h), s.out_w(w)),
+        b("b", n, 3, s.out_h(h), s.out_w(w));
+    Vec<T> bias("bias", 3);
+    const auto fill = [](auto v, uint64_t seed) {
+      const auto h = fill_values<T>(static_cast<int64_t>(v.size()), seed, 1.0);
+      Kokkos::deep_copy(v, Kokkos::View<const T*, Kokkos::HostSpace>(h.data(), h.size()));
+    };
+    fill(Kokkos::View<T*>(x.data(), x.size()), 5 + i), fill(Kokkos::View<T*>(wt.data(), wt.size()), 9 + i);
+    fill(bias, 13 + i);
+    Kokkos::deep_copy(a, T(-7)), Kokkos::deep_copy(b, T(7));  // every element must be overwritten
+    conv2d_depthwise<T>(s, x, wt, bias, a, DwStores::cached);
+    conv2d_depthwise<T>(s, x, wt, bias, b, DwStores::streamed);
+    const auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+    const auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
+    int64_t wrong = 0;
+    for (size_t k = 0; k < ha.size(); ++k) wrong += ha.data()[k] != hb.data()[k];
+    EXPECT_EQ(wrong, 0) << describe(s) << " N=" << n << " H=" << h << " W=" << w;
+  });
 }
 TEST(ConvCheck, DepthwiseStreamedStoresEqualCachedFp32) { streamed_stores_equal_cached<float>(); }
 TEST(ConvCheck, DepthwiseStreamedStoresEqualCachedFp64) { streamed_stores_equal_cached<double>(); }
