@@ -347,9 +347,9 @@ KOKKOS_FORCEINLINE_FUNCTION void dw_plane3_padded(const T* plane, int H, int W, 
     const bool top = ih0<0, bottom = ih0 + RB3 + 2> H;
 #if defined(__GNUC__) && !defined(__CUDA_ARCH__)
     // This block's input rows below the two it shares with the block above, and the next block's
-    // (into the next plane at the end; a prefetch never faults), asked for at once: the strips
-    // read a block a vector at a time, column by column, and left to the hardware prefetchers the
-    // core waited on one row's lines at a time.
+    // (into the next plane at the end; a prefetch never faults), asked for at once rather than as
+    // the strips reach them: the strips read a block a vector at a time, column by column, so
+    // their first touches of a block's lines come one row apart.
     {
       const char* ahead = reinterpret_cast<const char*>(plane + int64_t(ih0 + 2) * W);
       for (int64_t b = 0; b < int64_t(2 * RB3) * W * int64_t(sizeof(T)); b += 64) __builtin_prefetch(ahead + b);

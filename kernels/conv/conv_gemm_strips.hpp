@@ -56,8 +56,8 @@ struct StripTiles {
   // K is walked in slices of KC rows of X: a KC x NR slice of a strip stays in L1 while every row
   // block reuses it. Over a whole K = 576 strip (im2col's 3x3 x 64) it did not.
   static constexpr int KC = 64;
-  // Each slice is copied to a contiguous stack buffer (4 KiB) first. Read in place, its KC rows lie
-  // P apart, a page each, and with the output's rows they overflowed the first-level TLB.
+  // Each slice is copied to a contiguous stack buffer (4 KiB) first, which every row block then
+  // reads: in place, its KC rows lie P apart, each on a page of its own once P is large.
   static constexpr bool PACK = true;
 };
 
