@@ -166,7 +166,7 @@ void HybridStep<T>::load() {
 
 template <class T>
 void HybridStep<T>::start_counting() {
-  busy_ = 0;
+  busy_ = optim_ = 0;
   dp_.collectives = dpw_.collectives = tp_.collectives = 0;
   g_.dp().reset_traffic(), g_.tp().reset_traffic(), g_.pp().reset_traffic();
   mem_.reset_peaks();
@@ -179,6 +179,7 @@ StepCounters HybridStep<T>::counters() const {
   c.dp = g.dp().total(), c.tp = g.tp().total(), c.pp = g.pp().total();
   c.dp_collectives = dp_.collectives + dpw_.collectives, c.tp_collectives = tp_.collectives;
   c.busy_seconds = busy_;
+  c.optimizer_seconds = optim_;
   return c;
 }
 
@@ -406,7 +407,10 @@ void HybridStep<T>::step() {
   g_.pp().wait_all();
   in_flight_.clear();
   local_.clear();
-  optimizer();
+  optim_ += clock_.time("optimizer", [&] {
+    optimizer();
+    Kokkos::fence();
+  });
 }
 
 template class HybridStep<float>;

@@ -66,7 +66,8 @@ constexpr StorageType storage_of() {
 struct StepCounters {
   comm::Traffic dp, tp, pp;  // bytes and messages each group's transport counted
   int64_t dp_collectives = 0, tp_collectives = 0;
-  double busy_seconds = 0;  // in F and B operations
+  double busy_seconds = 0;       // in F and B operations
+  double optimizer_seconds = 0;  // in the phase after the schedule: ZeRO 0/1 gradient reductions, Adam, all-gathers
 };
 
 template <class T>
@@ -184,7 +185,7 @@ class HybridStep {
   int skipped_ = 0;
   double loss_weight_ = 1;
   bool inject_ = false;
-  double busy_ = 0;
+  double busy_ = 0, optim_ = 0;
   int split_ = 1, replicas_ = 1;      // reproduce_order_of: tensor-parallel split, data-parallel replicas
   Kokkos::View<A*> replica_g_;        // the replicas' gradients, pc_ each
   Kokkos::View<int*> replica_chunk_;  // the data-parallel ring chunk of each parameter

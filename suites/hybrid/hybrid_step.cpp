@@ -16,6 +16,10 @@
 // rank; FLOP/s against the GEMM's rate; the schedule's bubble (reported).
 // Counter elementwise_bytes_per_s: the element-wise layers' rate at the
 // layout's micro-batch (elementwise_rate.hpp), the planner's calibration.
+// Counters busy_s_per_step (in F and B operations, pipeline waits excluded)
+// and optimizer_s_per_step (the phase after the schedule: ZeRO 0/1
+// reductions, Adam, all-gathers), each the largest over ranks: the measured
+// side of plan --verify's parts.
 #include <Kokkos_Core.hpp>
 #include <cmath>
 #include <memory>
@@ -173,6 +177,7 @@ class HybridStepTechnique : public sp::nn::GemmRateTechnique {
     for (size_t k = 0; k < c.values.size(); ++k) bad += c.values[k] != pr.values[k] ? 1 : 0;
     out["ranks_with_count_mismatch"] = double(sp::comm::sum(static_cast<long long>(bad > 0 ? 1 : 0)));
     out["busy_s_per_step"] = sp::comm::max(last_.busy_seconds / steps);
+    out["optimizer_s_per_step"] = sp::comm::max(last_.optimizer_seconds / steps);
     if (gemm_at_.flops() == 0) {
       const auto shapes = gemm_shapes(model_, layout_, int(steps));
       if (s64_)

@@ -36,6 +36,10 @@ struct VerifyRow {
   Candidate planned;
   int position = 0;     // 0-based place in the ranking
   double measured = 0;  // seconds per step
+  // The step's own parts (its counters busy_s_per_step, optimizer_s_per_step):
+  // seconds per step in F and B operations and in the phase after the
+  // schedule; -1 where the step does not report them.
+  double measured_busy = -1, measured_optimizer = -1;
 };
 struct VerifyResult {
   MachineFigures machine;  // measured on the same ranks

@@ -184,11 +184,16 @@ MachineFigures measure_machine(const ModelShape& m, StorageType storage, int wor
 // alone, not the step; a step that reports none keeps `base`'s rate), in
 // kWindowRounds rounds. On a shared machine whose speed drifts, the two
 // sides of the comparison are then seconds apart, not the length of the
-// whole verification. Returns
-// the figures (alpha, and the other groups' links, from `base`), the same
-// on every rank, and the step's seconds (rank 0; 0 elsewhere).
-std::pair<MachineFigures, double> measure_in_window(const MachineFigures& base, const ModelShape& m, const Layout& l,
-                                                    const Case& layout, StorageType storage, double min_time) {
+// whole verification. Returns the figures (alpha, and the other groups'
+// links, from `base`), the same on every rank, and the step's seconds and
+// its own parts (rank 0; 0 and -1 elsewhere).
+struct Window {
+  MachineFigures mf;
+  double step = 0, busy = -1, optimizer = -1;  // see VerifyRow
+};
+
+Window measure_in_window(const MachineFigures& base, const ModelShape& m, const Layout& l, const Case& layout,
+                         StorageType storage, double min_time) {
   const int world = comm::size();
   std::map<std::tuple<int64_t, int64_t, int64_t>, GemmShape> shapes;
   for (int rank : {0, (l.pp - 1) * l.dp * l.tp})
@@ -204,10 +209,11 @@ std::pair<MachineFigures, double> measure_in_window(const MachineFigures& base, 
   if (l.dp > 1) cases.push_back(dp_link);
   cases.push_back(layout);
   // Rates per shape, attention forward and backward seconds, element-wise
-  // rate, step seconds, the data-parallel link's beta and gamma.
-  const size_t at = shapes.size(), ew = at + 2, step = at + 3, link = at + 4;
+  // rate, step seconds, the data-parallel link's beta and gamma, the step's
+  // busy and optimizer seconds.
+  const size_t at = shapes.size(), ew = at + 2, step = at + 3, link = at + 4, busy = at + 6, optim = at + 7;
   auto figures = [&](const nlohmann::json& j) {
-    std::vector<double> f(shapes.size() + 6, -1.0);
+    std::vector<double> f(shapes.size() + 8, -1.0);
     const MachineFigures got = machine_from_bench_gemms(j);
     size_t i = 0;
     for (const auto& kv : shapes) {
@@ -226,6 +232,10 @@ std::pair<MachineFigures, double> measure_in_window(const MachineFigures& base, 
       f[step] = c.m.seconds;
       auto it = c.m.counters.find(kElementwiseRateCounter);
       if (it != c.m.counters.end() && it->second > 0) f[ew] = it->second;
+      for (auto [name, at_] : {std::pair{"busy_s_per_step", busy}, {"optimizer_s_per_step", optim}}) {
+        auto p = c.m.counters.find(name);
+        if (p != c.m.counters.end() && std::isfinite(p->second) && p->second >= 0) f[at_] = p->second;
+      }
     }
     return f;
   };
@@ -238,7 +248,7 @@ std::pair<MachineFigures, double> measure_in_window(const MachineFigures& base, 
     const nlohmann::json j = bench(cases, min_time, 1);
     if (comm::rank() == 0) rounds.push_back(figures(j));
   }
-  std::vector<double> f(shapes.size() + 6, -1.0);
+  std::vector<double> f(shapes.size() + 8, -1.0);
   for (size_t i = 0; i < f.size() && !rounds.empty(); ++i) {
     std::vector<double> got;
     for (const auto& rf : rounds)
@@ -260,7 +270,9 @@ std::pair<MachineFigures, double> measure_in_window(const MachineFigures& base, 
   if (f[ew] > 0) mf.elementwise_bw = f[ew];
   if (f[link] > 0) mf.dp.beta = f[link];
   if (f[link + 1] >= 0) mf.dp.gamma = f[link + 1];
-  return {mf, comm::rank() == 0 ? std::max(f[step], 0.0) : 0.0};
+  Window w{mf};
+  if (comm::rank() == 0) w.step = std::max(f[step], 0.0), w.busy = f[busy], w.optimizer = f[optim];
+  return w;
 }
 
 }  // namespace
@@ -323,10 +335,12 @@ VerifyResult verify(int k, StorageType storage, double min_time, const std::stri
   std::vector<double> pred, meas;
   for (size_t i = 0; i < r.rows.size(); ++i) {
     VerifyRow& row = r.rows[i];
-    const auto [mf, seconds] = measure_in_window(r.machine, r.model, row.planned.layout, cases[i], storage, min_time);
+    const Window w = measure_in_window(r.machine, r.model, row.planned.layout, cases[i], storage, min_time);
+    const MachineFigures& mf = w.mf;
     req.machine = mf;
     row.planned.time = evaluate(req, row.planned.layout).time;
-    row.measured = seconds;
+    row.measured = w.step;
+    row.measured_busy = w.busy, row.measured_optimizer = w.optimizer;
     for (const auto& kv : mf.gemm_rate) r.machine.gemm_rate[kv.first] = kv.second;  // the shapes measured, reported
     for (const auto& kv : mf.attention_seconds) r.machine.attention_seconds[kv.first] = kv.second;
     if (row.measured > 0) {

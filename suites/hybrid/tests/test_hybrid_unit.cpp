@@ -13,6 +13,7 @@
 #include "kernels/hybrid/param_map.hpp"
 #include "kernels/hybrid/step.hpp"
 #include "scaleproof/comm.hpp"
+#include "scaleproof/measure.hpp"
 #include "reference/hybrid/hybrid_ref.hpp"
 #include "suites/hybrid/hybrid_counts.hpp"
 #include "suites/hybrid/tests/same_order_layouts.hpp"
@@ -133,6 +134,29 @@ TEST(HybridUnit, Fp32IsBitwiseInvariantUnderScheduleZero01AndCheckpointing) {
     for (size_t i = 0; i < got.size(); ++i) differ += std::memcmp(&got[i], &want[i], sizeof(float)) != 0;
     EXPECT_EQ(differ, 0u) << sp::mp::to_string(l.schedule) << " zero " << l.zero_stage << " ckpt " << l.ckpt_every;
   }
+}
+
+// The step's two timed parts (F and B operations; the optimizer phase after
+// the schedule) are parts of its calls: each positive, together no more
+// than the calls' own time on the harness's clock, and start_counting()
+// sets both back to zero.
+TEST(HybridUnit, BusyAndOptimizerSecondsArePartsOfTheStep) {
+  if (sp::comm::size() != 1) GTEST_SKIP() << "a one-rank test";
+  ModelShape m;
+  m.layers = 4, m.hidden = 16, m.heads = 4, m.seq = 5, m.global_batch = 4;
+  Layout l;
+  l.micro_batches = 2, l.zero_stage = 1;
+  HybridStep<float> st(m, l, 0);
+  st.load();
+  sp::PhaseClock clock;
+  for (int s = 0; s < 3; ++s) clock.time("step", [&] { st.step(); });
+  const StepCounters c = st.counters();
+  EXPECT_GT(c.busy_seconds, 0.0);
+  EXPECT_GT(c.optimizer_seconds, 0.0);
+  EXPECT_LE(c.busy_seconds + c.optimizer_seconds, clock.total("step"));
+  st.start_counting();
+  EXPECT_EQ(st.counters().busy_seconds, 0.0);
+  EXPECT_EQ(st.counters().optimizer_seconds, 0.0);
 }
 
 }  // namespace
