@@ -74,13 +74,15 @@ if(SP_BUILD_TESTS)
   if(SP_ENABLE_MPI)
     # 16-bit storage through the planner's verification at 2 ranks: the GEMM
     # rates measured in bf16 (step_gemm), the picked layouts run in bf16, both
-    # verdict lines printed (exit 0: without --strict the verdicts are reported).
+    # verdict lines printed (exit 0: without --strict the verdicts are reported),
+    # and no row without the step's measured parts (F+B s, optim s shown as "-").
     add_test(NAME plan_verify_bf16_np2
              COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:scaleproof> plan --verify 2
                      --storage bf16 --min-time 0.001)
     set_tests_properties(plan_verify_bf16_np2 PROPERTIES LABELS "cli;hybrid;mpi" PROCESSORS 2 TIMEOUT 600
       ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false"
-      PASS_REGULAR_EXPRESSION "Spearman rank correlation .*: (PASS|FAIL)")
+      PASS_REGULAR_EXPRESSION "Spearman rank correlation .*: (PASS|FAIL)"
+      FAIL_REGULAR_EXPRESSION "[ ]+-[ ]+-\n")
   endif()
   if(SP_ENABLE_MPI)
     sp_cli_test_mpi(hybrid_np2_heads_not_divisible_by_tp 2 2 check --technique hybrid_step
