@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "scaleproof/host.hpp"
 #include "scaleproof/registry.hpp"
 
 namespace sp {
@@ -42,12 +43,6 @@ std::vector<Case> select_cases(const Filter& f, int nranks, std::vector<std::str
 
 // A technique is multi-rank when its rank rule allows more than one rank.
 inline bool multi_rank(const Info& info) { return info.ranks.max > 1; }
-
-// The node's physical memory (infinite if unknown).
-double physical_memory_bytes();
-// The last-level cache's bytes (the largest data or unified cache the C
-// library reports; 32 MiB where it reports none).
-double last_level_cache_bytes();
 
 // Turns "64K", "1M", "2G" into a number (nccl-tests' -b/-e convention).
 long long parse_bytes(const std::string& s);

@@ -59,6 +59,7 @@
 // registers and passed every input vector through the stack in 16-byte halves (a store-forwarding
 // stall per load). See host_avx2.hpp for where it applies.
 #include "kernels/conv/host_avx2.hpp"
+#include "scaleproof/host.hpp"
 #include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::conv {
@@ -445,9 +446,8 @@ SP_UNIT_LOCAL void conv2d_depthwise(const ConvSpec& s, CTensor<T> in, CTensor<T>
   const int oh_hi = oh_hi0 < oh_lo ? oh_lo : oh_hi0 < OH ? oh_hi0 : OH;
   const bool s1 = s.stride == 1, k3 = s.kh == 3 && s.kw == 3;
 #ifdef SP_HOST_AVX2
-  const int64_t llc = detail::host_llc_bytes();
   const bool stream = stores == DwStores::streamed ||
-                      (stores == DwStores::automatic && llc > 0 && int64_t(out.span()) * int64_t(sizeof(T)) > llc);
+                      (stores == DwStores::automatic && double(out.span()) * sizeof(T) > sp::last_level_cache_bytes());
 #else
   const bool stream = false;
 #endif

@@ -7,7 +7,6 @@
     !defined(__CUDA_ARCH__) && !defined(__NVCC__)
 #define SP_HOST_AVX2 1
 #include <immintrin.h>
-#include <unistd.h>
 
 #include <cstdint>
 
@@ -44,15 +43,6 @@ struct Avx2<double> {
   static V relu(V a) { return _mm256_max_pd(a, _mm256_setzero_pd()); }  // NaN and -0 give +0, as activate()
   static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
 };
-
-// The last-level cache's size in bytes (0 where the system does not say).
-inline int64_t host_llc_bytes() {
-  static const int64_t bytes = [] {
-    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return int64_t(l3 > 0 ? l3 : l2 > 0 ? l2 : 0);
-  }();
-  return bytes;
-}
 
 // dst[i] = src[i] for i < n, the 32-byte-aligned part of dst with non-temporal stores: the lines go
 // to memory without first being read in (a cached store reads each line it writes, a third more

@@ -1,0 +1,28 @@
+#include "scaleproof/host.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace sp {
+
+double physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * page : INFINITY;
+}
+
+double last_level_cache_bytes() {
+  // Asked once: kernels consult it on every launch.
+  static const double bytes = [] {
+    long best = 0;
+#if defined(_SC_LEVEL1_DCACHE_SIZE)
+    for (int name : {_SC_LEVEL1_DCACHE_SIZE, _SC_LEVEL2_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL4_CACHE_SIZE})
+      best = std::max(best, sysconf(name));
+#endif
+    return best > 0 ? static_cast<double>(best) : 32.0 * (1 << 20);
+  }();
+  return bytes;
+}
+
+}  // namespace sp
