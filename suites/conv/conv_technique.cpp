@@ -164,20 +164,31 @@ void ConvTechnique<T>::run(const std::string& variant) {
   exec_.at(variant)->run();
 }
 
-// The replaced structure (defs[1]) against the block (defs[0]): both timed
-// by the service in turn, call by call, while defs[1]'s case is set up, so
-// the ratio does not depend on which variant ran first or whether the
-// other ran at all. Fastest calls: what each structure can reach.
+// Two comparisons, each timed by the service in turn, call by call, inside
+// one variant's case, so a ratio depends neither on which variant ran first
+// nor on a shared machine's speed drifting between two separate loops; each
+// timed call follows one of its own, not straight after the other's.
+//  - The main variant against the vendor baseline (the throughput verdict):
+//    median calls, as GEMM's.
+//  - The replaced structure (defs[1]) against the block (defs[0]), in
+//    defs[1]'s case: fastest calls, what each structure can reach.
 template <class T>
 std::vector<Probe> ConvTechnique<T>::probes(const std::string& variant) const {
-  if (!decl_.ratio.params_ratio || decl_.defs.size() < 2 || variant != decl_.defs[1].name) return {};
-  const std::string& a = decl_.defs[0].name;
-  if (!exec_.count(a)) return {};
-  Probe p{kTimeRatio, {a, variant}};
-  p.samples = 5;
-  p.settle = 1;  // each timed call after one of its own, not straight after the other structure's
-  p.stat = Probe::Stat::min;
-  return {p};
+  std::vector<Probe> out;
+  if (variant == info_.main_variant() && !info_.baseline.empty() && exec_.count(info_.baseline)) {
+    Probe p{kPairedVsBaseline, {variant, info_.baseline}};
+    p.settle = 1;
+    out.push_back(p);
+  }
+  if (decl_.ratio.params_ratio && decl_.defs.size() >= 2 && variant == decl_.defs[1].name &&
+      exec_.count(decl_.defs[0].name)) {
+    Probe p{kTimeRatio, {decl_.defs[0].name, variant}};
+    p.samples = 5;
+    p.settle = 1;
+    p.stat = Probe::Stat::min;
+    out.push_back(p);
+  }
+  return out;
 }
 
 template <class T>

@@ -1,6 +1,7 @@
 // A block's verdicts must not depend on the order its variants run in: the
-// time ratio of the replaced structure over the block is a probe the
-// measurement service times itself, not a leftover of an earlier variant.
+// time ratio of the replaced structure over the block, and the kernel's
+// throughput against the vendor baseline, are probes the measurement
+// service times itself, not leftovers of an earlier variant.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "measure_case.hpp"
+#include "models.hpp"
 #include "scaleproof/registry.hpp"
 #include "suites/conv/conv_technique.hpp"
 
@@ -53,7 +55,8 @@ TEST(ConvOrder, BlockVerdictInputsDoNotDependOnVariantOrder) {
     ASSERT_EQ(ab.at(v).size(), ba.at(v).size()) << v;
     for (auto& [k, x] : ab.at(v)) {
       ASSERT_TRUE(ba.at(v).count(k)) << v << " " << k;
-      if (k != sp::conv::kTimeRatio) EXPECT_EQ(x, ba.at(v).at(k)) << v << " " << k;  // counts: bitwise
+      if (k != sp::conv::kTimeRatio && k != sp::kPairedVsBaseline)
+        EXPECT_EQ(x, ba.at(v).at(k)) << v << " " << k;  // counts: bitwise
     }
     EXPECT_EQ(verdict_inputs(*r, p, v, ab.at(v)), verdict_inputs(*r, p, v, ba.at(v))) << v;
   }
@@ -65,6 +68,39 @@ TEST(ConvOrder, BlockVerdictInputsDoNotDependOnVariantOrder) {
   for (auto& row : verdict_inputs(*r, p, replaced, ba.at(replaced)))
     has_time_ratio = has_time_ratio || row.rfind("time ratio", 0) == 0;
   EXPECT_TRUE(has_time_ratio);
+}
+
+// The throughput verdict against oneDNN comes from the two calls timed in
+// turn inside the kernel's case (the baseline need not have run), and only
+// the kernel's case carries it.
+TEST(ConvOrder, ThroughputVsBaselineIsTimedInTurnInTheKernelsCase) {
+  int judged = 0;
+  for (const char* name : {"conv2d", "conv_pointwise", "conv_depthwise", "conv_im2col"}) {
+    const sp::Registered* r = sp::Registry::get().find(name);
+    ASSERT_NE(r, nullptr) << name;
+    if (r->info.baseline.empty()) continue;  // a build without the vendor library
+    const sp::Params p = r->info.param_sets.front().params;
+    const std::string kernel = r->info.main_variant(), vendor = r->info.baseline;
+    const Counters c = run_in_order(*r, p, {kernel, vendor});
+    ASSERT_TRUE(c.at(kernel).count(sp::kPairedVsBaseline)) << name;
+    EXPECT_GT(c.at(kernel).at(sp::kPairedVsBaseline), 0) << name;
+    EXPECT_EQ(c.at(vendor).count(sp::kPairedVsBaseline), 0u) << name;
+    sp::MeasuredCase k;
+    k.technique = name, k.variant = kernel, k.params = p.label();
+    k.m.seconds = 1.0;  // separate loops' ratio 0.5: the verdict must not use it
+    k.m.counters = c.at(kernel);
+    sp::MeasuredCase v = k;
+    v.variant = vendor, v.m.seconds = 0.5, v.m.counters = c.at(vendor);
+    for (const sp::Verdict& x : sp::judge({k, v}, sp::Machine{}))
+      if (x.quantity == "throughput vs " + vendor) {
+        EXPECT_EQ(x.measured, c.at(kernel).at(sp::kPairedVsBaseline)) << name;
+        EXPECT_NE(x.note.find("calls timed in turn"), std::string::npos) << name;
+        ++judged;
+      }
+  }
+#ifdef SP_HAVE_ONEDNN
+  EXPECT_EQ(judged, 4);
+#endif
 }
 
 }  // namespace
