@@ -95,6 +95,16 @@ std::vector<std::string> Technique::available_variants() const {
   return out;
 }
 
+std::vector<Probe> Technique::paired_with_baseline(const std::string& variant) const {
+  if (info_.baseline.empty() || variant != info_.main_variant()) return {};
+  const auto avail = available_variants();
+  if (std::find(avail.begin(), avail.end(), info_.baseline) == avail.end()) return {};
+  Probe p{kPairedVsBaseline, {variant, info_.baseline}};
+  p.samples = 9;
+  p.settle = 1;
+  return {p};
+}
+
 std::string Technique::why_unavailable(const std::string& variant, int /*nranks*/) const {
   for (const auto& v : available_variants())
     if (v == variant) return {};

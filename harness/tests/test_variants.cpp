@@ -1,5 +1,6 @@
-// Typed variant declarations: what the registry refuses, and which variants
-// a build offers (by their memory need) with the reason for the others.
+// Typed variant declarations: what the registry refuses, which variants a
+// build offers (by their memory need) with the reason for the others, and
+// the probe that pairs the main variant with the baseline where it runs.
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
@@ -41,13 +42,15 @@ TEST(VariantDeclaration, EachMalformedOneIsRefused) {
 
 class Declared : public sp::Technique {
  public:
-  Declared()
+  explicit Declared(std::string baseline = {})
       : Technique(declared({Variant::kernel("kokkos"), Variant::vendor("hostlib", "hostlib", MemoryNeed::host),
-                            Variant::vendor("devlib", "devlib", MemoryNeed::device)})) {}
+                            Variant::vendor("devlib", "devlib", MemoryNeed::device)},
+                           std::move(baseline))) {}
   sp::Counts counts(const sp::Params&, int) const override { return {}; }
   void setup(const sp::Params&, int) override {}
   void run(const std::string&) override {}
   sp::CheckResult check(const std::string&) override { return {}; }
+  std::vector<sp::Probe> probes(const std::string& variant) const override { return paired_with_baseline(variant); }
 };
 
 TEST(VariantDeclaration, TheBuildOffersTheVariantsWhoseMemoryNeedItMeets) {
@@ -63,6 +66,22 @@ TEST(VariantDeclaration, TheBuildOffersTheVariantsWhoseMemoryNeedItMeets) {
   EXPECT_NE(t.why_unavailable("nope", 1).find("has no variant 'nope'"), std::string::npos);
   EXPECT_STREQ(sp::to_string(t.info().variant("devlib")->kind), "vendor");
   EXPECT_EQ(t.info().variant("nope"), nullptr);
+}
+
+TEST(VariantDeclaration, TheMainVariantIsPairedWithABaselineThatRunsInThisBuild) {
+  constexpr bool host =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
+  const std::string runs = host ? "hostlib" : "devlib", missing = host ? "devlib" : "hostlib";
+  const std::vector<sp::Probe> p = Declared(runs).probes("kokkos");
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].name, sp::kPairedVsBaseline);
+  EXPECT_EQ(p[0].calls, (std::vector<std::string>{"kokkos", runs}));  // the counter is stat(baseline) / stat(kokkos)
+  EXPECT_EQ(p[0].samples, 9);
+  EXPECT_EQ(p[0].settle, 1);
+  EXPECT_EQ(p[0].stat, sp::Probe::Stat::median);
+  EXPECT_TRUE(Declared(runs).probes(runs).empty());         // only the main variant's case
+  EXPECT_TRUE(Declared(missing).probes("kokkos").empty());  // a baseline this build cannot run
+  EXPECT_TRUE(Declared().probes("kokkos").empty());         // no baseline
 }
 
 }  // namespace

@@ -168,18 +168,12 @@ void ConvTechnique<T>::run(const std::string& variant) {
 // one variant's case, so a ratio depends neither on which variant ran first
 // nor on a shared machine's speed drifting between two separate loops; each
 // timed call follows one of its own, not straight after the other's.
-//  - The main variant against the vendor baseline (the throughput verdict):
-//    median calls, as GEMM's.
+//  - The main variant against the vendor baseline (the throughput verdict).
 //  - The replaced structure (defs[1]) against the block (defs[0]), in
 //    defs[1]'s case: fastest calls, what each structure can reach.
 template <class T>
 std::vector<Probe> ConvTechnique<T>::probes(const std::string& variant) const {
-  std::vector<Probe> out;
-  if (variant == info_.main_variant() && !info_.baseline.empty() && exec_.count(info_.baseline)) {
-    Probe p{kPairedVsBaseline, {variant, info_.baseline}};
-    p.settle = 1;
-    out.push_back(p);
-  }
+  std::vector<Probe> out = paired_with_baseline(variant);  // setup() built every available variant
   if (decl_.ratio.params_ratio && decl_.defs.size() >= 2 && variant == decl_.defs[1].name &&
       exec_.count(decl_.defs[0].name)) {
     Probe p{kTimeRatio, {decl_.defs[0].name, variant}};

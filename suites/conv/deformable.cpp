@@ -225,6 +225,10 @@ class ConvDeformable : public sp::Technique {
 #endif
   }
 
+  // Every variant runs from one setup(): the baseline is timed in turn with
+  // the main variant inside its case.
+  std::vector<sp::Probe> probes(const std::string& variant) const override { return paired_with_baseline(variant); }
+
   void run(const std::string& variant) override {
     if (variant == "deform") {
       cv::conv2d_direct<F>(s_.offset, x_, ow_, ob_, off_);

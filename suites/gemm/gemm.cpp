@@ -101,13 +101,7 @@ class Gemm : public sp::Technique {
   // The throughput verdict compares the kernel and the vendor call by call
   // in turn (one settling call before each timed one), not two separate
   // timed loops that can fall into different states of a shared machine.
-  std::vector<sp::Probe> probes(const std::string& variant) const override {
-    const auto avail = available_variants();
-    if (variant != info_.main_variant() || info_.baseline.empty() ||
-        std::find(avail.begin(), avail.end(), info_.baseline) == avail.end())
-      return {};
-    return {{sp::kPairedVsBaseline, {variant, info_.baseline}, "", 9, 1}};
-  }
+  std::vector<sp::Probe> probes(const std::string& variant) const override { return paired_with_baseline(variant); }
 
   void run(const std::string& variant) override {
     if (f32_)

@@ -202,6 +202,10 @@ class LowbitGemm : public sp::Technique {
 
   // Weights and activations are quantized before the call (as inference
   // engines hold them); timed: the GEMM and its rescale.
+  // Every variant runs from one setup(): the baseline is timed in turn with
+  // the main variant inside its case.
+  std::vector<sp::Probe> probes(const std::string& variant) const override { return paired_with_baseline(variant); }
+
   void run(const std::string& variant) override {
     if (variant == "lowbit") {
       if (scheme_ == LowbitRef::binary)

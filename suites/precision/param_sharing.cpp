@@ -93,6 +93,10 @@ class ParamSharing : public sp::Technique {
 #endif
   }
 
+  // Every variant runs from one setup(): the baseline is timed in turn with
+  // the main variant inside its case.
+  std::vector<sp::Probe> probes(const std::string& variant) const override { return paired_with_baseline(variant); }
+
   void run(const std::string& variant) override {
     if (variant == "shared")
       out_ = pr::stack_forward(B_, H_, X_.data(), shared_, buf_a_.data(), buf_b_.data());

@@ -242,6 +242,14 @@ class Technique {
                        std::vector<Verdict>& out) const;
 
  protected:
+  // The probe behind the "throughput vs baseline" verdict (counter
+  // kPairedVsBaseline): the main variant and the baseline called in turn,
+  // 9 timed calls each, each after one untimed call of its own, the medians
+  // divided. Empty for any other variant and where the baseline cannot run
+  // in this build. For a technique whose setup() prepares every variant, so
+  // that the baseline runs inside the main variant's case.
+  std::vector<Probe> paired_with_baseline(const std::string& variant) const;
+
   Info info_;
 };
 
