@@ -12,7 +12,7 @@ double physical_memory_bytes() {
   return pages > 0 && page > 0 ? static_cast<double>(pages) * page : INFINITY;
 }
 
-double last_level_cache_bytes() {
+double reported_last_level_cache_bytes() {
   // Asked once: kernels consult it on every launch.
   static const double bytes = [] {
     long best = 0;
@@ -20,9 +20,14 @@ double last_level_cache_bytes() {
     for (int name : {_SC_LEVEL1_DCACHE_SIZE, _SC_LEVEL2_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL4_CACHE_SIZE})
       best = std::max(best, sysconf(name));
 #endif
-    return best > 0 ? static_cast<double>(best) : 32.0 * (1 << 20);
+    return static_cast<double>(best);
   }();
   return bytes;
+}
+
+double last_level_cache_bytes() {
+  const double reported = reported_last_level_cache_bytes();
+  return reported > 0 ? reported : 32.0 * (1 << 20);
 }
 
 }  // namespace sp

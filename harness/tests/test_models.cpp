@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "scaleproof/host.hpp"
 #include "models.hpp"
 
 namespace {
@@ -54,6 +55,29 @@ TEST(Models, RoofsFromProbesAndRooflineVerdict) {
   EXPECT_NEAR(g->predicted, 2e-3, 1e-9);
   EXPECT_NEAR(g->ratio, 0.5, 1e-9);
   EXPECT_EQ(g->status, sp::Status::pass);  // gemm declares roof_min 0.25
+}
+
+// STREAM's rule: arrays under 4x the reported last-level cache measure a
+// cache, so a STREAM kernel's roofline verdict is INFO; at 4x it is judged.
+TEST(Models, AStreamRunUnderFourTimesTheCacheIsNotJudged) {
+  const double llc = sp::reported_last_level_cache_bytes();
+  if (!(llc > 0)) GTEST_SKIP() << "the C library reports no cache size here";
+  for (const long long n : {1000LL, static_cast<long long>(std::ceil(4 * llc / 8))}) {
+    const std::string at = "/kokkos/N=" + std::to_string(n);
+    // Copy moves 16 B per element at the triad's 24: at the same time, 2/3 of the roof.
+    auto cases = sp::read_measurements(
+        {{"benchmarks",
+          {entry("roofline/stream_triad" + at, 8, 0, 24.0 * n), entry("roofline/stream_copy" + at, 8, 0, 16.0 * n)}}});
+    const bool resident = 8.0 * n < 4 * llc;
+    int copy = 0;
+    for (auto& v : sp::judge(cases, sp::derive_machine(cases)))
+      if (v.technique == "stream_copy" && v.quantity == "roofline time") {
+        ++copy;
+        EXPECT_EQ(v.note.find("cache-resident") != std::string::npos, resident) << n;
+        EXPECT_EQ(v.status, resident ? sp::Status::info : sp::Status::pass) << n;
+      }
+    EXPECT_EQ(copy, 1) << n;
+  }
 }
 
 TEST(Models, FasterThanTheRoofFails) {

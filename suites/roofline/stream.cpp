@@ -3,34 +3,17 @@
 #include "kernels/roofline/stream.hpp"
 
 #include <Kokkos_Core.hpp>
-#include <algorithm>
-#include <cstdlib>
-#include <fstream>
 #include <string>
 
 #include "reference/roofline/stream_ref.hpp"
 #include "scaleproof/compare.hpp"
+#include "scaleproof/host.hpp"
 #include "scaleproof/registry.hpp"
 
 namespace {
 
 using sp::kernels::StreamOp;
 
-// Largest cache of cpu0 from sysfs (bytes); 0 when unknown.
-double last_level_cache_bytes() {
-  double best = 0;
-  for (int i = 0; i < 8; ++i) {
-    std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/size");
-    std::string s;
-    if (!(f >> s) || s.empty()) continue;
-    double v = std::atof(s.c_str());
-    const char unit = s.back();
-    if (unit == 'K') v *= 1024;
-    if (unit == 'M') v *= 1024 * 1024;
-    best = std::max(best, v);
-  }
-  return best;
-}
 using T = double;
 
 const char* op_name(StreamOp op) {
@@ -95,7 +78,7 @@ class Stream : public sp::Technique {
                std::vector<sp::Verdict>& out) const override {
     const size_t first = out.size();
     Technique::predict(p, variant, m, machine, out);
-    const double llc = last_level_cache_bytes();
+    const double llc = sp::reported_last_level_cache_bytes();  // 0: unknown, judged
     const double array = static_cast<double>(p.i("N")) * sizeof(T);
     if (llc > 0 && array < 4 * llc)
       for (size_t i = first; i < out.size(); ++i) {
