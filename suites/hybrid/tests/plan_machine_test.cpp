@@ -32,6 +32,17 @@ json calibration(double alpha, double beta, double gamma) {
   return {{"alpha_s", alpha}, {"beta_s_per_B", beta}, {"gamma_s_per_B", gamma}, {"ranks", 2}};
 }
 
+// `plan` written to a file and read back as --machine PLAN.json reads it; the
+// file is removed whether the reading returns or throws.
+MachineFigures read_back(const json& plan) {
+  struct File {
+    std::string path = ::testing::TempDir() + "plan_machine_test.json";
+    ~File() { std::remove(path.c_str()); }
+  } f;
+  std::ofstream(f.path) << plan.dump();
+  return plan::machine_from_file(f.path);
+}
+
 TEST(PlanMachine, NamedFiguresConvertExactly) {
   const MachineFigures m = plan::machine_from_figures(1000, 2, 10, 4);
   EXPECT_EQ(m.gemm_flops, 1000 * 1e9);
@@ -87,13 +98,7 @@ TEST(PlanMachine, TriadGivesTheElementwiseBandwidthAndShapesSurviveTheJson) {
   EXPECT_EQ(m.gemm_rate.at({512, 512, 128}), 67108864 / 1e-3);
   EXPECT_EQ(m.gemm_flops, 67108864 / 1e-3);
   // Written with a plan and read back by --machine PLAN.json: the same figures.
-  const std::string file = ::testing::TempDir() + "plan_machine_roundtrip.json";
-  {
-    std::ofstream out(file);
-    out << json{{"machine", plan::to_json(m)}}.dump();
-  }
-  const MachineFigures back = plan::machine_from_file(file);
-  std::remove(file.c_str());
+  const MachineFigures back = read_back({{"machine", plan::to_json(m)}});
   EXPECT_EQ(back.gemm_rate, m.gemm_rate);
   EXPECT_EQ(back.elementwise_bw, m.elementwise_bw);
   EXPECT_EQ(back.gemm_flops, m.gemm_flops);
@@ -136,14 +141,7 @@ TEST(PlanMachine, AttentionTimesWhereBothPassesRanAndTheySurviveTheJson) {
   ASSERT_EQ(m.attention_seconds.size(), 1u);
   EXPECT_DOUBLE_EQ(m.attention_seconds.at({8, 64, 4, 32}).first, 800e-6);
   EXPECT_DOUBLE_EQ(m.attention_seconds.at({8, 64, 4, 32}).second, 1000e-6);
-  const std::string file = ::testing::TempDir() + "plan_machine_attention.json";
-  {
-    std::ofstream out(file);
-    out << json{{"machine", plan::to_json(m)}}.dump();
-  }
-  const MachineFigures back = plan::machine_from_file(file);
-  std::remove(file.c_str());
-  EXPECT_EQ(back.attention_seconds, m.attention_seconds);
+  EXPECT_EQ(read_back({{"machine", plan::to_json(m)}}).attention_seconds, m.attention_seconds);
 }
 
 TEST(PlanMachine, ABenchmarkJsonWithoutTheFiguresIsRefused) {
@@ -164,26 +162,15 @@ TEST(PlanMachine, APlanJsonWithANonPositiveRateOrTimeIsRefused) {
   m.gemm_rate[{64, 64, 32}] = 5e10;
   m.attention_seconds[{8, 64, 4, 32}] = {1e-3, 2e-3};
   const json good = {{"machine", plan::to_json(m)}};
-  const std::string file = ::testing::TempDir() + "plan_machine_refused.json";
-  auto read = [&](const json& j) {
-    {
-      std::ofstream out(file);
-      out << j.dump();
-    }
-    const MachineFigures got = plan::machine_from_file(file);
-    std::remove(file.c_str());
-    return got;
-  };
   auto refused = [&](const json& j, const std::string& field) {
     try {
-      read(j);
+      read_back(j);
     } catch (const sp::InputError& e) {
-      std::remove(file.c_str());
       return std::string(e.what()).find(field) != std::string::npos;
     }
     return false;
   };
-  EXPECT_EQ(read(good).attention_seconds, m.attention_seconds);
+  EXPECT_EQ(read_back(good).attention_seconds, m.attention_seconds);
   for (double bad : {0.0, -1.0, -std::numeric_limits<double>::min()}) {
     json j = good;
     j["machine"]["gemm_rates"][0]["flops"] = bad;
@@ -197,8 +184,7 @@ TEST(PlanMachine, APlanJsonWithANonPositiveRateOrTimeIsRefused) {
   }
   json j = good;
   j["machine"]["gemm_rates"][0]["flops"] = nullptr;
-  EXPECT_THROW(read(j), sp::InputError);
-  std::remove(file.c_str());
+  EXPECT_THROW(read_back(j), sp::InputError);
 }
 
 TEST(PlanMachine, JsonRoundTripKeepsTheTensorParallelLink) {
