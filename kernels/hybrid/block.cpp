@@ -139,13 +139,18 @@ SP_HYBRID_BLOCK(precision::bf16_t)
 
 std::vector<BlockGemm> block_gemms_forward(const BlockAct& a) {
   const int n = a.r.n(), h = a.k.h, hl = a.k.hl(), fl = a.k.fl, s = a.r.s, d = a.k.d, bh = a.r.b * a.k.heads;
-  return {{n, 3 * hl, h, 1}, {s, s, d, bh}, {s, d, s, bh}, {n, h, hl, 1}, {n, fl, h, 1}, {n, h, fl, 1}};
+  const GemmOps NN = GemmOps::nn, NT = GemmOps::nt;
+  return {{n, 3 * hl, h, 1, NN}, {s, s, d, bh, NT}, {s, d, s, bh, NN},  // QKV; Q K^T, P V
+          {n, h, hl, 1, NN},     {n, fl, h, 1, NN}, {n, h, fl, 1, NN}};
 }
 
 std::vector<BlockGemm> block_gemms_backward(const BlockAct& a) {
   const int n = a.r.n(), h = a.k.h, hl = a.k.hl(), fl = a.k.fl, s = a.r.s, d = a.k.d, bh = a.r.b * a.k.heads;
-  return {{n, fl, h, 1}, {fl, h, n, 1}, {h, fl, n, 1}, {n, h, fl, 1}, {n, hl, h, 1},     {hl, h, n, 1},
-          {s, s, d, bh}, {s, d, s, bh}, {s, d, s, bh}, {s, d, s, bh}, {h, 3 * hl, n, 1}, {n, h, 3 * hl, 1}};
+  const GemmOps NN = GemmOps::nn, NT = GemmOps::nt, TN = GemmOps::tn;
+  return {{n, fl, h, 1, NT},     {fl, h, n, 1, TN},    {h, fl, n, 1, TN},                     // dH, dW2, dW1
+          {n, h, fl, 1, NT},     {n, hl, h, 1, NT},    {hl, h, n, 1, TN},                     // dX, dO, dWo
+          {s, s, d, bh, NT},     {s, d, s, bh, NN},    {s, d, s, bh, TN}, {s, d, s, bh, TN},  // dP; dQ; dK, dV
+          {h, 3 * hl, n, 1, TN}, {n, h, 3 * hl, 1, NT}};                                      // dWqkv, dX
 }
 
 }  // namespace sp::hybrid

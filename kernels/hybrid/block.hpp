@@ -16,6 +16,7 @@
 
 #include "kernels/hybrid/block_shape.hpp"
 #include "kernels/hybrid/group_comm.hpp"
+#include "kernels/hybrid/time_model.hpp"  // GemmOps
 #include "kernels/nn/gemm.hpp"
 
 namespace sp::hybrid {
@@ -101,9 +102,12 @@ void block_backward(const BlockAct& a, const T* w, typename nn::AccOf<T>::type* 
                     const T* dy, T* dx, T* scratch, GroupComm<T>& tp, int split = 1, bool accumulate = true);
 
 // The matrix products of one block's forward (3 GEMMs and the 2 batched
-// attention products) and backward, as (M, N, K, count) of 2 M N K FLOPs.
+// attention products) and backward, as (M, N, K, count) of 2 M N K FLOPs,
+// with the operand layout each runs in (block.cpp's nn::gemm calls; the
+// attention core's as their formulas read).
 struct BlockGemm {
   int m, n, k, count;
+  GemmOps ops;
 };
 std::vector<BlockGemm> block_gemms_forward(const BlockAct& a);
 std::vector<BlockGemm> block_gemms_backward(const BlockAct& a);

@@ -3,6 +3,14 @@
 
 namespace sp::hybrid {
 
+const char* to_string(GemmOps o) { return o == GemmOps::nt ? "nt" : o == GemmOps::tn ? "tn" : "nn"; }
+
+bool parse_gemm_ops(const std::string& s, GemmOps& out) {
+  for (GemmOps o : {GemmOps::nn, GemmOps::nt, GemmOps::tn})
+    if (s == to_string(o)) return out = o, true;
+  return false;
+}
+
 double group_seconds(const GroupWork& w, const Link& l) {
   return w.latency_steps * l.alpha + w.bytes_sent * l.beta + w.bytes_reduced * l.gamma;
 }
@@ -16,8 +24,11 @@ double total_flops(const StepWork& w) {
 double AttentionWork::products(const GemmShape& g) const {
   const double bh = double(b) * heads;
   double n = 0;
-  if (g.m == s && g.n == s && g.k == d) n += bh * (forward_calls + backward_calls);      // Q K^T, dO V^T
-  if (g.m == s && g.n == d && g.k == s) n += bh * (forward_calls + 3 * backward_calls);  // P V, dS K, dS^T Q, P^T dO
+  if (g.m == s && g.n == s && g.k == d && g.ops == GemmOps::nt)
+    n += bh * (forward_calls + backward_calls);  // Q K^T, dO V^T
+  if (g.m == s && g.n == d && g.k == s && g.ops == GemmOps::nn)
+    n += bh * (forward_calls + backward_calls);                                                // P V, dS K
+  if (g.m == s && g.n == d && g.k == s && g.ops == GemmOps::tn) n += bh * 2 * backward_calls;  // dS^T Q, P^T dO
   return n;
 }
 

@@ -17,6 +17,7 @@
 // from a cost model (the planner) or by hand (tests), never measured here.
 #include <cstdint>
 #include <map>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -34,13 +35,23 @@ struct GroupWork {
   double bytes_reduced = 0;
 };
 
-// One matrix-product shape C[M x N] += A[M x K] B[K x N] and how many times a
-// rank runs it per step; each is 2 M N K FLOPs.
+// Which operand of C = op(A) op(B) is stored transposed: the backward's
+// products read a weight or an activation as stored, so they run A B^T
+// (input gradients) and A^T B (weight gradients); nn::gemm packs a
+// transposed operand differently, and at few rows its rate differs.
+enum class GemmOps { nn, nt, tn };
+const char* to_string(GemmOps o);
+bool parse_gemm_ops(const std::string& s, GemmOps& out);  // "nn", "nt", "tn"
+
+// One matrix-product shape C[M x N] += op(A)[M x K] op(B)[K x N] and how many
+// times a rank runs it per step; each is 2 M N K FLOPs.
 struct GemmShape {
   int64_t m = 0, n = 0, k = 0;
   double count = 0;
+  GemmOps ops = GemmOps::nn;
   double flops() const { return 2.0 * double(m) * double(n) * double(k) * count; }
-  std::tuple<int64_t, int64_t, int64_t> key() const { return {m, n, k}; }
+  using Key = std::tuple<int64_t, int64_t, int64_t, int>;
+  Key key() const { return {m, n, k, static_cast<int>(ops)}; }
 };
 
 // The causal attention core (batched products over (sample, head) and the
@@ -77,8 +88,9 @@ struct Link {
 
 struct MachineFigures {
   double gemm_flops = 0;  // FLOP/s of a GEMM whose shape has no rate of its own
-  // FLOP/s measured at a shape (M, N, K); looked up before gemm_flops.
-  std::map<std::tuple<int64_t, int64_t, int64_t>, double> gemm_rate;
+  // FLOP/s measured at a shape and operand layout (GemmShape::key()); looked
+  // up first, then the same shape's A B rate, then gemm_flops.
+  std::map<GemmShape::Key, double> gemm_rate;
   // Bytes per second of the element-wise passes; 0: not measured, the
   // element-wise term is left out (named figures and presets).
   double elementwise_bw = 0;
@@ -89,6 +101,7 @@ struct MachineFigures {
   Link tp, dp, pp;  // per group; on one node usually the same link
   double rate(const GemmShape& g) const {
     auto it = gemm_rate.find(g.key());
+    if (it == gemm_rate.end()) it = gemm_rate.find({g.m, g.n, g.k, static_cast<int>(GemmOps::nn)});
     return it == gemm_rate.end() ? gemm_flops : it->second;
   }
 };

@@ -43,10 +43,11 @@ MachineFigures machine_from_figures(double gemm_gflops, double alpha_us, double 
 namespace {
 
 // gemm_flops: the best median rate of the project's GEMM over its shapes;
-// gemm_rate: the best at each shape. Zero and empty when none ran. The
-// GEMM is the tiled kernel the composed step multiplies with: technique
-// step_gemm (its own product, in its storage type) or gemm (fp32, fp64),
-// variant kokkos; a run measures one storage type.
+// gemm_rate: the best at each shape and operand layout (step_gemm's `ops`;
+// A B where a case has none). Zero and empty when none ran. The GEMM is the
+// tiled kernel the composed step multiplies with: technique step_gemm (its
+// own product, in its storage type) or gemm (fp32, fp64), variant kokkos; a
+// run measures one storage type.
 MachineFigures gemm_rates(const std::vector<MeasuredCase>& cases) {
   MachineFigures mf;
   for (const MeasuredCase& c : cases) {
@@ -56,7 +57,9 @@ MachineFigures gemm_rates(const std::vector<MeasuredCase>& cases) {
     if (!(rate > 0) || !std::isfinite(rate)) continue;
     mf.gemm_flops = std::max(mf.gemm_flops, rate);
     const Params p = Params::parse(c.params);
-    double& r = mf.gemm_rate[{p.i_or("M", 0), p.i_or("N", 0), p.i_or("K", 0)}];
+    GemmOps ops = GemmOps::nn;
+    if (!parse_gemm_ops(p.s_or("ops", "nn"), ops)) continue;
+    double& r = mf.gemm_rate[GemmShape{p.i_or("M", 0), p.i_or("N", 0), p.i_or("K", 0), 0, ops}.key()];
     r = std::max(r, rate);
   }
   return mf;
@@ -165,7 +168,11 @@ MachineFigures machine_from_file(const std::string& path) {
         const double r = g.at("flops").get<double>();
         if (!(r > 0) || !std::isfinite(r))
           throw InputError("--machine " + file + ": gemm_rates: a rate is not positive");
-        mf.gemm_rate[{g.at("M").get<int64_t>(), g.at("N").get<int64_t>(), g.at("K").get<int64_t>()}] = r;
+        GemmOps ops = GemmOps::nn;
+        if (!parse_gemm_ops(g.value("ops", std::string("nn")), ops))
+          throw InputError("--machine " + file + ": gemm_rates: ops must be nn, nt or tn");
+        mf.gemm_rate[GemmShape{g.at("M").get<int64_t>(), g.at("N").get<int64_t>(), g.at("K").get<int64_t>(), 0, ops}
+                         .key()] = r;
       }
       for (const auto& a : m.value("attention_seconds", nlohmann::json::array())) {
         const double f = a.at("forward_s").get<double>(), b = a.at("backward_s").get<double>();
@@ -192,7 +199,11 @@ MachineFigures machine_from_file(const std::string& path) {
 nlohmann::json to_json(const MachineFigures& m) {
   nlohmann::json shapes = nlohmann::json::array();
   for (const auto& [k, r] : m.gemm_rate)
-    shapes.push_back({{"M", std::get<0>(k)}, {"N", std::get<1>(k)}, {"K", std::get<2>(k)}, {"flops", r}});
+    shapes.push_back({{"M", std::get<0>(k)},
+                      {"N", std::get<1>(k)},
+                      {"K", std::get<2>(k)},
+                      {"ops", to_string(static_cast<GemmOps>(std::get<3>(k)))},
+                      {"flops", r}});
   nlohmann::json attention = nlohmann::json::array();
   for (const auto& [k, t] : m.attention_seconds)
     attention.push_back({{"b", std::get<0>(k)},

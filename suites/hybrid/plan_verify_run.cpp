@@ -79,7 +79,8 @@ long long sets_beyond_cache(double bytes_per_set) {
 }
 
 // The GEMM the step multiplies with (nn::gemm, technique step_gemm) in its
-// storage type, its operands read from memory as the step's are.
+// storage type and operand layout, its operands read from memory as the
+// step's are.
 Case gemm_case(const GemmShape& g, StorageType storage) {
   const long long sets =
       sets_beyond_cache(gemm_set_elements(double(g.m), double(g.n), double(g.k)) * element_bytes(storage));
@@ -88,7 +89,8 @@ Case gemm_case(const GemmShape& g, StorageType storage) {
                           {"M", std::to_string(g.m)},
                           {"N", std::to_string(g.n)},
                           {"K", std::to_string(g.k)},
-                          {"sets", std::to_string(sets)}},
+                          {"sets", std::to_string(sets)},
+                          {"ops", to_string(g.ops)}},
                    1);
 }
 
@@ -173,7 +175,7 @@ MachineFigures measure_machine(const ModelShape& m, StorageType storage, int wor
 }
 
 // One picked layout, measured in one window with the figures its prediction
-// uses: the GEMM rate of every shape it multiplies (on its first and last
+// uses: the GEMM rate of every shape and operand layout it multiplies (on its first and last
 // pipeline stage, the ranks the planner predicts), the attention core's
 // seconds per forward and backward call at its shape, the ring all-reduce
 // at the size of its data-parallel collectives (one chunk's parameters, in
@@ -195,7 +197,7 @@ struct Window {
 Window measure_in_window(const MachineFigures& base, const ModelShape& m, const Layout& l, const Case& layout,
                          StorageType storage, double min_time) {
   const int world = comm::size();
-  std::map<std::tuple<int64_t, int64_t, int64_t>, GemmShape> shapes;
+  std::map<GemmShape::Key, GemmShape> shapes;
   for (int rank : {0, (l.pp - 1) * l.dp * l.tp})
     for (const GemmShape& g : predict_gemms(m, l, rank)) shapes[g.key()] = g;
   // The attention core's shape is the same on every rank of a layout.
@@ -262,7 +264,8 @@ Window measure_in_window(const MachineFigures& base, const ModelShape& m, const 
     const double r = f[i++];
     if (!(r > 0))
       throw InputError("plan --verify: the GEMM rate at " + std::to_string(kv.second.m) + " x " +
-                       std::to_string(kv.second.n) + " x " + std::to_string(kv.second.k) + " could not be measured");
+                       std::to_string(kv.second.n) + " x " + std::to_string(kv.second.k) + " (" +
+                       to_string(kv.second.ops) + ") could not be measured");
     mf.gemm_rate[kv.first] = r;
   }
   if (!(f[at] > 0 && f[at + 1] > 0)) throw InputError("plan --verify: the attention core could not be timed");

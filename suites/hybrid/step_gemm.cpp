@@ -1,7 +1,8 @@
 // step_gemm: the product the composed step and every layer of the shared
-// layer library run, nn::gemm (kernels/nn/gemm.hpp): C = A B with A, B and C
-// in the storage type - fp32 and fp64 accumulate in themselves, fp16 and bf16
-// in fp32 and round C once - at one shape. The timed loop cycles over `sets`
+// layer library run, nn::gemm (kernels/nn/gemm.hpp): C = op(A) op(B) with A,
+// B and C in the storage type (fp32 and fp64 accumulate in themselves, fp16
+// and bf16 in fp32 and round C once), at one shape and operand layout
+// (`ops`: nn; nt = A B^T and tn = A^T B, the backward's products). The timed loop cycles over `sets`
 // copies of (A, B, C), one product per call: with one copy the operands stay
 // in cache from call to call, as in a GEMM benchmark; with copies that add up
 // to more than the last-level cache every call reads them from memory, as a
@@ -16,6 +17,7 @@
 
 #include "kernels/gemm/gemm_extents.hpp"
 #include "kernels/hybrid/layout.hpp"
+#include "kernels/hybrid/time_model.hpp"
 #include "kernels/nn/gemm.hpp"
 #include "reference/gemm/gemm_ref.hpp"
 #include "scaleproof/compare.hpp"
@@ -52,18 +54,20 @@ class StepGemm : public sp::Technique {
     i.name = "step_gemm";
     i.family = "hybrid";
     i.summary = "the layer library's product nn::gemm at one shape and storage type, operands in or out of cache";
-    auto set = [](const char* t, int m, int n, int k, int sets) {
+    auto set = [](const char* t, int m, int n, int k, int sets, const char* ops = "nn") {
       return sp::Params{{"dtype", t},
                         {"M", std::to_string(m)},
                         {"N", std::to_string(n)},
                         {"K", std::to_string(k)},
-                        {"sets", std::to_string(sets)}};
+                        {"sets", std::to_string(sets)},
+                        {"ops", ops}};
     };
-    for (const char* t : {"fp32", "fp64", "fp16", "bf16"}) {
-      // Edge shapes (no multiple of any tile), one and several copies.
-      i.param_sets.push_back({sp::Size::conformance, set(t, 33, 17, 65, 1)});
-      i.param_sets.push_back({sp::Size::conformance, set(t, 7, 513, 3, 3)});
-    }
+    for (const char* t : {"fp32", "fp64", "fp16", "bf16"})
+      for (const char* ops : {"nn", "nt", "tn"}) {
+        // Edge shapes (no multiple of any tile), one and several copies.
+        i.param_sets.push_back({sp::Size::conformance, set(t, 33, 17, 65, 1, ops)});
+        i.param_sets.push_back({sp::Size::conformance, set(t, 7, 513, 3, 3, ops)});
+      }
     // One rank's tokens of the planner's scaled-down shape times the MLP
     // width, in cache and from memory (64 copies: 96 MiB in fp32).
     for (const char* t : {"fp32", "bf16"})
@@ -83,6 +87,9 @@ class StepGemm : public sp::Technique {
     const auto& t = p.s("dtype");
     if (t != "fp32" && t != "fp64" && t != "fp16" && t != "bf16")
       throw sp::InputError("step_gemm: unknown dtype '" + t + "' (fp32, fp64, fp16 or bf16)");
+    sp::hybrid::GemmOps ops;
+    if (!sp::hybrid::parse_gemm_ops(p.s_or("ops", "nn"), ops))
+      throw sp::InputError("step_gemm: unknown ops '" + p.s("ops") + "' (nn, nt = A B^T or tn = A^T B)");
     const int64_t m = p.i("M"), n = p.i("N"), k = p.i("K");
     if (!sp::kernels::gemm_extents_fit(m, n, k))
       throw sp::InputError(std::string("step_gemm: ") + sp::kernels::kGemmExtentsRule);
@@ -106,6 +113,7 @@ class StepGemm : public sp::Technique {
     dtype_ = p.s("dtype");
     M_ = p.i("M"), N_ = p.i("N"), K_ = p.i("K");
     sets_ = static_cast<int>(p.i("sets"));
+    sp::hybrid::parse_gemm_ops(p.s_or("ops", "nn"), ops_);
     next_ = last_ = 0;
     hA_.resize(M_ * K_), hB_.resize(K_ * N_);
     // Mixed signs and magnitudes; every value is a multiple of 2^-7 with at
@@ -127,11 +135,20 @@ class StepGemm : public sp::Technique {
   void teardown() override { data_.clear(); }
 
  private:
+  bool a_transposed() const { return ops_ == sp::hybrid::GemmOps::tn; }
+  bool b_transposed() const { return ops_ == sp::hybrid::GemmOps::nt; }
+
+  // hA_ and hB_ hold op(A) (M x K) and op(B) (K x N); a transposed operand
+  // is stored as its transpose (A: K x M, B: N x K), row-major.
   template <class S>
   void fill(Sets<S>& s) {
     Kokkos::View<S*, Kokkos::HostSpace> a("step_gemm_ha", size_t(M_ * K_)), b("step_gemm_hb", size_t(K_ * N_));
-    for (int64_t x = 0; x < M_ * K_; ++x) a(x) = sp::nn::store_as<S>(hA_[x], 0);
-    for (int64_t x = 0; x < K_ * N_; ++x) b(x) = sp::nn::store_as<S>(hB_[x], 0);
+    for (int64_t i = 0; i < M_; ++i)
+      for (int64_t k = 0; k < K_; ++k)
+        a(a_transposed() ? k * M_ + i : i * K_ + k) = sp::nn::store_as<S>(hA_[i * K_ + k], 0);
+    for (int64_t k = 0; k < K_; ++k)
+      for (int64_t j = 0; j < N_; ++j)
+        b(b_transposed() ? j * K_ + k : k * N_ + j) = sp::nn::store_as<S>(hB_[k * N_ + j], 0);
     s.clear();
     for (int q = 0; q < sets_; ++q) {
       s.A.push_back(Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), a));
@@ -144,8 +161,10 @@ class StepGemm : public sp::Technique {
   void run_t(Sets<S>& s) {
     const int q = next_;
     next_ = (next_ + 1) % sets_;
-    sp::nn::gemm(sp::nn::Op::N, sp::nn::Op::N, int(M_), int(N_), int(K_), s.A[q].data(), K_, s.B[q].data(), N_,
-                 s.C[q].data(), N_);
+    using sp::nn::Op;
+    const bool ta = a_transposed(), tb = b_transposed();
+    sp::nn::gemm(ta ? Op::T : Op::N, tb ? Op::T : Op::N, int(M_), int(N_), int(K_), s.A[q].data(), ta ? M_ : K_,
+                 s.B[q].data(), tb ? K_ : N_, s.C[q].data(), N_);
     last_ = q;
   }
 
@@ -172,6 +191,7 @@ class StepGemm : public sp::Technique {
   std::string dtype_;
   int64_t M_ = 0, N_ = 0, K_ = 0;
   int sets_ = 1, next_ = 0, last_ = 0;
+  sp::hybrid::GemmOps ops_ = sp::hybrid::GemmOps::nn;
   std::vector<float> hA_, hB_;
   sp::hybrid::PerStorage<Sets> data_;
 };

@@ -76,8 +76,8 @@ TEST(PlanMachine, FiguresFromABenchmarkJson) {
   EXPECT_EQ(m.tp.beta, m.dp.beta);
   // Each measured shape keeps its own rate; no triad: no element-wise term.
   ASSERT_EQ(m.gemm_rate.size(), 2u);
-  EXPECT_EQ(m.gemm_rate.at({1000, 1000, 1000}), 2e9 / 1e-3);
-  EXPECT_EQ(m.gemm_rate.at({1000, 1000, 2000}), 4e9 / 1e-3);
+  EXPECT_EQ(m.gemm_rate.at({1000, 1000, 1000, 0}), 2e9 / 1e-3);
+  EXPECT_EQ(m.gemm_rate.at({1000, 1000, 2000, 0}), 4e9 / 1e-3);
   EXPECT_EQ(m.rate(GemmShape{1000, 1000, 1000, 1}), 2e12);
   EXPECT_EQ(m.rate(GemmShape{64, 64, 32, 1}), m.gemm_flops);  // unmeasured shape: the uniform rate
   EXPECT_EQ(m.elementwise_bw, 0.0);
@@ -94,8 +94,8 @@ TEST(PlanMachine, TriadGivesTheElementwiseBandwidthAndShapesSurviveTheJson) {
       entry("collectives/all_reduce/ring/count=256,dtype=fp32,op=sum,inplace=1", 5, calibration(1e-6, 7e-10, 3e-10)));
   const MachineFigures m = plan::machine_from_bench(b, "test");
   EXPECT_EQ(m.elementwise_bw, 25165824 / 1e-3);
-  EXPECT_DOUBLE_EQ(m.gemm_rate.at({64, 64, 32}), 262144 / 1e-5);  // 10 us converted to seconds: one rounding
-  EXPECT_EQ(m.gemm_rate.at({512, 512, 128}), 67108864 / 1e-3);
+  EXPECT_DOUBLE_EQ(m.gemm_rate.at({64, 64, 32, 0}), 262144 / 1e-5);  // 10 us converted to seconds: one rounding
+  EXPECT_EQ(m.gemm_rate.at({512, 512, 128, 0}), 67108864 / 1e-3);
   EXPECT_EQ(m.gemm_flops, 67108864 / 1e-3);
   // Written with a plan and read back by --machine PLAN.json: the same figures.
   const MachineFigures back = read_back({{"machine", plan::to_json(m)}});
@@ -104,6 +104,36 @@ TEST(PlanMachine, TriadGivesTheElementwiseBandwidthAndShapesSurviveTheJson) {
   EXPECT_EQ(back.gemm_flops, m.gemm_flops);
   EXPECT_EQ(plan::machine_from_bench_gemms(b).gemm_rate, m.gemm_rate);
   EXPECT_THROW(plan::machine_from_bench_gemms(json{{"benchmarks", json::array()}}), sp::InputError);
+}
+
+// step_gemm's operand layouts: each (shape, ops) keeps its own rate, which a
+// plan's JSON keeps; a layout without one takes the same shape's A B rate,
+// a shape without any the uniform rate; an unknown layout in a plan's JSON
+// is refused, a JSON without the field (an older plan) reads as A B.
+TEST(PlanMachine, EachOperandLayoutKeepsItsOwnRate) {
+  json b = {{"benchmarks", json::array()}};
+  auto& v = b["benchmarks"];
+  const std::string g = "hybrid/step_gemm/kokkos/dtype=fp32,M=64,N=512,K=128,sets=8,ops=";
+  v.push_back(entry(g + "nn", 100, {{"flop", 8388608}}));
+  v.push_back(entry(g + "nt", 125, {{"flop", 8388608}}));
+  v.push_back(entry("hybrid/step_gemm/kokkos/dtype=fp32,M=512,N=128,K=64,sets=8,ops=tn", 160, {{"flop", 8388608}}));
+  v.push_back(
+      entry("collectives/all_reduce/ring/count=256,dtype=fp32,op=sum,inplace=1", 5, calibration(1e-6, 7e-10, 3e-10)));
+  const MachineFigures m = plan::machine_from_bench(b, "test");
+  ASSERT_EQ(m.gemm_rate.size(), 3u);
+  EXPECT_DOUBLE_EQ(m.rate(GemmShape{64, 512, 128, 1, GemmOps::nn}), 8388608 / 100e-6);
+  EXPECT_DOUBLE_EQ(m.rate(GemmShape{64, 512, 128, 1, GemmOps::nt}), 8388608 / 125e-6);
+  EXPECT_DOUBLE_EQ(m.rate(GemmShape{64, 512, 128, 1, GemmOps::tn}), 8388608 / 100e-6);  // no A^T B rate: A B's
+  EXPECT_DOUBLE_EQ(m.rate(GemmShape{512, 128, 64, 1, GemmOps::tn}), 8388608 / 160e-6);
+  EXPECT_EQ(m.rate(GemmShape{512, 128, 64, 1, GemmOps::nn}), m.gemm_flops);  // no rate at this shape in A B
+  json plan = {{"machine", plan::to_json(m)}};
+  EXPECT_EQ(read_back(plan).gemm_rate, m.gemm_rate);
+  for (auto& r : plan["machine"]["gemm_rates"])
+    if (r["ops"] == "tn") r["ops"] = "tt";
+  EXPECT_THROW(read_back(plan), sp::InputError);
+  for (auto& r : plan["machine"]["gemm_rates"]) r.erase("ops");
+  plan["machine"]["gemm_rates"] = json::array({plan["machine"]["gemm_rates"][0]});
+  EXPECT_EQ(read_back(plan).gemm_rate.count(GemmShape{64, 512, 128, 1, GemmOps::nn}.key()), 1u);
 }
 
 // The step's own element-wise layers' rate (hybrid_step's counter
@@ -159,7 +189,7 @@ TEST(PlanMachine, ABenchmarkJsonWithoutTheFiguresIsRefused) {
 // infinity: a non-finite figure is written as null, which is refused too.)
 TEST(PlanMachine, APlanJsonWithANonPositiveRateOrTimeIsRefused) {
   MachineFigures m = plan::machine_from_figures(1000, 10, 25, 0);
-  m.gemm_rate[{64, 64, 32}] = 5e10;
+  m.gemm_rate[{64, 64, 32, 0}] = 5e10;
   m.attention_seconds[{8, 64, 4, 32}] = {1e-3, 2e-3};
   const json good = {{"machine", plan::to_json(m)}};
   auto refused = [&](const json& j, const std::string& field) {

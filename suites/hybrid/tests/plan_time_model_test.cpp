@@ -57,10 +57,15 @@ TEST(PlanTimeModel, AMeasuredAttentionCoreReplacesItsProductsAndSoftmaxBytes) {
   mf.elementwise_bw = 5e10;
   StepWork w;
   // 3 forward and 2 backward calls over 2 samples x 4 heads = 8 matrices:
-  // 8 x (3 + 2) = 40 products of 64 x 64 x 32 and 8 x (3 + 6) = 72 of
-  // 64 x 32 x 64, that shape 10 more times outside the core.
+  // 8 x (3 + 2) = 40 products of 64 x 64 x 32 as A B^T (Q K^T, dO V^T),
+  // 8 x (3 + 2) = 40 of 64 x 32 x 64 as A B (P V, dS K) and 8 x 2 x 2 = 32
+  // as A^T B (dS^T Q, P^T dO); that shape 10 more times as A B outside the
+  // core.
   w.attention = {2, 64, 4, 32, 3, 2, 1e6};
-  w.gemms = {{64, 32, 64, 82}, {64, 64, 32, 40}, {512, 128, 128, 48}};
+  w.gemms = {{64, 32, 64, 50, GemmOps::nn},
+             {64, 32, 64, 32, GemmOps::tn},
+             {64, 64, 32, 40, GemmOps::nt},
+             {512, 128, 128, 48, GemmOps::nn}};
   w.elementwise_bytes = 3e8;
   const StepTime plain = predict_step_time(w, mf);  // not measured: the core's products and bytes stay
   EXPECT_EQ(plain.attention, 0.0);
@@ -78,9 +83,9 @@ TEST(PlanTimeModel, AMeasuredAttentionCoreReplacesItsProductsAndSoftmaxBytes) {
 
 TEST(PlanTimeModel, ComputeIsEachShapeAtItsOwnRatePlusElementwiseBytesOverBandwidth) {
   MachineFigures mf = machine();  // 1e12 FLOP/s for shapes without their own rate
-  mf.gemm_rate[{64, 64, 32}] = 2e11;
-  mf.gemm_rate[{512, 128, 128}] = 8e11;
-  mf.gemm_rate[{7, 7, 7}] = 1;  // a shape the work does not run: must not enter
+  mf.gemm_rate[{64, 64, 32, 0}] = 2e11;
+  mf.gemm_rate[{512, 128, 128, 0}] = 8e11;
+  mf.gemm_rate[{7, 7, 7, 0}] = 1;  // a shape the work does not run: must not enter
   mf.elementwise_bw = 5e10;
   StepWork w;
   w.gemms = {{64, 64, 32, 128}, {512, 128, 128, 48}, {512, 512, 128, 16}};

@@ -106,22 +106,30 @@ TEST(PlanWork, GemmShapesAreDistinctCountedAndSumToTheFlops) {
     }
   // By hand at tp = 1, no checkpointing: 2 micro-batches x 2 blocks = 4
   // block passes each way; per pass 2 x 2 (sample, head) products of each
-  // attention shape forward; backward one more Q K^T-shaped (8 x 8 x 4)
-  // and three P V-shaped (8 x 4 x 8).
+  // attention shape forward (Q K^T as A B^T, P V as A B); backward one more
+  // of the first (dP = dO V^T) and three of the second (dQ = dS K as A B,
+  // dK = dS^T Q and dV = P^T dO as A^T B). The blocks' backward products
+  // read a weight transposed (input gradients, A B^T) or an activation
+  // transposed (weight gradients, A^T B).
   Layout l;
   l.micro_batches = 2;
-  auto count = [&](int64_t M, int64_t N, int64_t K) {
+  const GemmOps NN = GemmOps::nn, NT = GemmOps::nt, TN = GemmOps::tn;
+  auto count = [&](int64_t M, int64_t N, int64_t K, GemmOps ops) {
     for (const GemmShape& g : predict_gemms(m, l, 0))
-      if (g.m == M && g.n == N && g.k == K) return g.count;
+      if (g.m == M && g.n == N && g.k == K && g.ops == ops) return g.count;
     return 0.0;
   };
-  EXPECT_EQ(count(8, 8, 4), 4 * (4 + 4));
-  EXPECT_EQ(count(8, 4, 8), 4 * (4 + 3 * 4));
-  EXPECT_EQ(count(16, 24, 8), 4.0);  // QKV forward: n x 3h x h
-  EXPECT_EQ(count(16, 32, 8), 8.0);  // W1 forward and dH = dy W2^T: n x f x h
-  EXPECT_EQ(count(32, 8, 16), 4.0);  // dW2 = H^T dy: f x h x n
-  EXPECT_EQ(count(8, 24, 16), 4.0);  // dWqkv: h x 3h x n
-  EXPECT_EQ(count(1, 1, 1), 0.0);
+  EXPECT_EQ(count(8, 8, 4, NT), 4 * (4 + 4));
+  EXPECT_EQ(count(8, 8, 4, NN), 0.0);
+  EXPECT_EQ(count(8, 4, 8, NN), 4 * (4 + 4));
+  EXPECT_EQ(count(8, 4, 8, TN), 4 * (2 * 4));
+  EXPECT_EQ(count(16, 24, 8, NN), 4.0);  // QKV forward: n x 3h x h
+  EXPECT_EQ(count(16, 32, 8, NN), 4.0);  // W1 forward: n x f x h
+  EXPECT_EQ(count(16, 32, 8, NT), 4.0);  // dH = dy W2^T
+  EXPECT_EQ(count(32, 8, 16, TN), 4.0);  // dW2 = H^T dy: f x h x n
+  EXPECT_EQ(count(8, 24, 16, TN), 4.0);  // dWqkv: h x 3h x n
+  EXPECT_EQ(count(16, 8, 24, NT), 4.0);  // d ln1 = dQKV Wqkv^T
+  EXPECT_EQ(count(1, 1, 1, NN), 0.0);
 }
 
 TEST(PlanWork, AttentionCallsAreTheBlockPassesAndTheirProductsAndSoftmaxBytesArePartOfTheRest) {
