@@ -41,10 +41,10 @@ TrafficPerStep predict_traffic(const ModelShape& m, const Layout& l, int rank);
 // Floating-point operations of one step on one rank (forward, backward and,
 // with checkpointing, the recomputed forward), the GEMMs' 2*M*N*K each.
 double predict_flops(const ModelShape& m, const Layout& l, int rank);
-// The same products by shape: every distinct (M, N, K, operand layout) once with its count
-// per step (the blocks' GEMMs and the attention's batched products, one
-// count per product of the batch), ordered by GemmShape::key(). Their FLOPs sum to
-// predict_flops().
+// The same products by shape: every distinct (M, N, K, operand layout)
+// once with its count per step (the blocks' GEMMs and the attention's
+// batched products, one count per product of the batch), ordered by
+// GemmShape::key(). Their FLOPs sum to predict_flops().
 std::vector<GemmShape> predict_gemms(const ModelShape& m, const Layout& l, int rank);
 // The attention core's calls per step on this rank and their softmax bytes
 // (a part of predict_gemms' products and predict_elementwise_bytes' bytes).

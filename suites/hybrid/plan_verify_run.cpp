@@ -175,20 +175,20 @@ MachineFigures measure_machine(const ModelShape& m, StorageType storage, int wor
 }
 
 // One picked layout, measured in one window with the figures its prediction
-// uses: the GEMM rate of every shape and operand layout it multiplies (on its first and last
-// pipeline stage, the ranks the planner predicts), the attention core's
-// seconds per forward and backward call at its shape, the ring all-reduce
-// at the size of its data-parallel collectives (one chunk's parameters, in
-// the gradients' type: beta and gamma of the data-parallel link, whose
-// per-byte costs grow once the messages leave the caches), then the layout's
-// step, which reports its element-wise layers' rate at its own micro-batch
-// and tensor-parallel width (elementwise_rate.hpp: those layers timed
-// alone, not the step; a step that reports none keeps `base`'s rate), in
-// kWindowRounds rounds. On a shared machine whose speed drifts, the two
-// sides of the comparison are then seconds apart, not the length of the
-// whole verification. Returns the figures (alpha, and the other groups'
-// links, from `base`), the same on every rank, and the step's seconds and
-// its own parts (rank 0; 0 and -1 elsewhere).
+// uses: the GEMM rate of every shape and operand layout it multiplies (on its
+// first and last pipeline stage, the ranks the planner predicts), the
+// attention core's seconds per forward and backward call at its shape, the
+// ring all-reduce at the size of its data-parallel collectives (one chunk's
+// parameters, in the gradients' type: beta and gamma of the data-parallel
+// link, whose per-byte costs grow once the messages leave the caches), then
+// the layout's step, which reports its element-wise layers' rate at its own
+// micro-batch and tensor-parallel width (elementwise_rate.hpp: those layers
+// timed alone, not the step; a step that reports none keeps `base`'s rate),
+// in kWindowRounds rounds. On a shared machine whose speed drifts, the two
+// sides of the comparison are then seconds apart, not the length of the whole
+// verification. Returns the figures (alpha, and the other groups' links, from
+// `base`), the same on every rank, and the step's seconds and its own parts
+// (rank 0; 0 and -1 elsewhere).
 struct Window {
   MachineFigures mf;
   double step = 0, busy = -1, optimizer = -1;  // see VerifyRow

@@ -1,15 +1,15 @@
 // step_gemm: the product the composed step and every layer of the shared
 // layer library run, nn::gemm (kernels/nn/gemm.hpp): C = op(A) op(B) with A,
 // B and C in the storage type (fp32 and fp64 accumulate in themselves, fp16
-// and bf16 in fp32 and round C once), at one shape and operand layout
-// (`ops`: nn; nt = A B^T and tn = A^T B, the backward's products). The timed loop cycles over `sets`
-// copies of (A, B, C), one product per call: with one copy the operands stay
-// in cache from call to call, as in a GEMM benchmark; with copies that add up
-// to more than the last-level cache every call reads them from memory, as a
-// training step's products do (each block's weights and activations are
-// touched once per pass). The planner's verification measures its GEMM rates
-// with this technique (docs/planner.md, "Verification"); the project's GEMM
-// against the vendor's is technique gemm.
+// and bf16 in fp32 and round C once), at one shape and operand layout (`ops`:
+// nn; nt = A B^T and tn = A^T B, the backward's products). The timed loop
+// cycles over `sets` copies of (A, B, C), one product per call: with one copy
+// the operands stay in cache from call to call, as in a GEMM benchmark; with
+// copies that add up to more than the last-level cache every call reads them
+// from memory, as a training step's products do (each block's weights and
+// activations are touched once per pass). The planner's verification measures
+// its GEMM rates with this technique (docs/planner.md, "Verification"); the
+// project's GEMM against the vendor's is technique gemm.
 #include <Kokkos_Core.hpp>
 #include <cmath>
 #include <type_traits>
