@@ -144,13 +144,12 @@ std::vector<GemmShape> predict_gemms(const ModelShape& m, const Layout& l, int r
   const double per = double(l.micro_batches) * l.v * r.bpc;  // block passes of each kind per step
   std::map<GemmShape::Key, double> count;
   auto add = [&](const std::vector<BlockGemm>& gs, double times) {
-    for (const BlockGemm& g : gs) count[GemmShape{g.m, g.n, g.k, 0, g.ops}.key()] += per * times * g.count;
+    for (const BlockGemm& g : gs) count[{g.m, g.n, g.k, g.ops}] += per * times * g.count;
   };
   add(block_gemms_forward(a), l.ckpt_every > 0 ? 2 : 1);
   add(block_gemms_backward(a), 1);
   std::vector<GemmShape> out;
-  for (const auto& [k, c] : count)
-    out.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), c, static_cast<GemmOps>(std::get<3>(k))});
+  for (const auto& [k, c] : count) out.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), c, std::get<3>(k)});
   return out;
 }
 

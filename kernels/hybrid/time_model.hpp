@@ -50,8 +50,8 @@ struct GemmShape {
   double count = 0;
   GemmOps ops = GemmOps::nn;
   double flops() const { return 2.0 * double(m) * double(n) * double(k) * count; }
-  using Key = std::tuple<int64_t, int64_t, int64_t, int>;
-  Key key() const { return {m, n, k, static_cast<int>(ops)}; }
+  using Key = std::tuple<int64_t, int64_t, int64_t, GemmOps>;
+  Key key() const { return {m, n, k, ops}; }
 };
 
 // The causal attention core (batched products over (sample, head) and the
@@ -101,7 +101,7 @@ struct MachineFigures {
   Link tp, dp, pp;  // per group; on one node usually the same link
   double rate(const GemmShape& g) const {
     auto it = gemm_rate.find(g.key());
-    if (it == gemm_rate.end()) it = gemm_rate.find({g.m, g.n, g.k, static_cast<int>(GemmOps::nn)});
+    if (it == gemm_rate.end()) it = gemm_rate.find({g.m, g.n, g.k, GemmOps::nn});
     return it == gemm_rate.end() ? gemm_flops : it->second;
   }
 };

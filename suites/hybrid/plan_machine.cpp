@@ -59,7 +59,7 @@ MachineFigures gemm_rates(const std::vector<MeasuredCase>& cases) {
     const Params p = Params::parse(c.params);
     GemmOps ops = GemmOps::nn;
     if (!parse_gemm_ops(p.s_or("ops", "nn"), ops)) continue;
-    double& r = mf.gemm_rate[GemmShape{p.i_or("M", 0), p.i_or("N", 0), p.i_or("K", 0), 0, ops}.key()];
+    double& r = mf.gemm_rate[{p.i_or("M", 0), p.i_or("N", 0), p.i_or("K", 0), ops}];
     r = std::max(r, rate);
   }
   return mf;
@@ -171,8 +171,7 @@ MachineFigures machine_from_file(const std::string& path) {
         GemmOps ops = GemmOps::nn;
         if (!parse_gemm_ops(g.value("ops", std::string("nn")), ops))
           throw InputError("--machine " + file + ": gemm_rates: ops must be nn, nt or tn");
-        mf.gemm_rate[GemmShape{g.at("M").get<int64_t>(), g.at("N").get<int64_t>(), g.at("K").get<int64_t>(), 0, ops}
-                         .key()] = r;
+        mf.gemm_rate[{g.at("M").get<int64_t>(), g.at("N").get<int64_t>(), g.at("K").get<int64_t>(), ops}] = r;
       }
       for (const auto& a : m.value("attention_seconds", nlohmann::json::array())) {
         const double f = a.at("forward_s").get<double>(), b = a.at("backward_s").get<double>();
@@ -202,7 +201,7 @@ nlohmann::json to_json(const MachineFigures& m) {
     shapes.push_back({{"M", std::get<0>(k)},
                       {"N", std::get<1>(k)},
                       {"K", std::get<2>(k)},
-                      {"ops", to_string(static_cast<GemmOps>(std::get<3>(k)))},
+                      {"ops", to_string(std::get<3>(k))},
                       {"flops", r}});
   nlohmann::json attention = nlohmann::json::array();
   for (const auto& [k, t] : m.attention_seconds)

@@ -76,8 +76,8 @@ TEST(PlanMachine, FiguresFromABenchmarkJson) {
   EXPECT_EQ(m.tp.beta, m.dp.beta);
   // Each measured shape keeps its own rate; no triad: no element-wise term.
   ASSERT_EQ(m.gemm_rate.size(), 2u);
-  EXPECT_EQ(m.gemm_rate.at({1000, 1000, 1000, 0}), 2e9 / 1e-3);
-  EXPECT_EQ(m.gemm_rate.at({1000, 1000, 2000, 0}), 4e9 / 1e-3);
+  EXPECT_EQ(m.gemm_rate.at({1000, 1000, 1000, GemmOps::nn}), 2e9 / 1e-3);
+  EXPECT_EQ(m.gemm_rate.at({1000, 1000, 2000, GemmOps::nn}), 4e9 / 1e-3);
   EXPECT_EQ(m.rate(GemmShape{1000, 1000, 1000, 1}), 2e12);
   EXPECT_EQ(m.rate(GemmShape{64, 64, 32, 1}), m.gemm_flops);  // unmeasured shape: the uniform rate
   EXPECT_EQ(m.elementwise_bw, 0.0);
@@ -94,8 +94,9 @@ TEST(PlanMachine, TriadGivesTheElementwiseBandwidthAndShapesSurviveTheJson) {
       entry("collectives/all_reduce/ring/count=256,dtype=fp32,op=sum,inplace=1", 5, calibration(1e-6, 7e-10, 3e-10)));
   const MachineFigures m = plan::machine_from_bench(b, "test");
   EXPECT_EQ(m.elementwise_bw, 25165824 / 1e-3);
-  EXPECT_DOUBLE_EQ(m.gemm_rate.at({64, 64, 32, 0}), 262144 / 1e-5);  // 10 us converted to seconds: one rounding
-  EXPECT_EQ(m.gemm_rate.at({512, 512, 128, 0}), 67108864 / 1e-3);
+  EXPECT_DOUBLE_EQ(m.gemm_rate.at({64, 64, 32, GemmOps::nn}),
+                   262144 / 1e-5);  // 10 us converted to seconds: one rounding
+  EXPECT_EQ(m.gemm_rate.at({512, 512, 128, GemmOps::nn}), 67108864 / 1e-3);
   EXPECT_EQ(m.gemm_flops, 67108864 / 1e-3);
   // Written with a plan and read back by --machine PLAN.json: the same figures.
   const MachineFigures back = read_back({{"machine", plan::to_json(m)}});
@@ -189,7 +190,7 @@ TEST(PlanMachine, ABenchmarkJsonWithoutTheFiguresIsRefused) {
 // infinity: a non-finite figure is written as null, which is refused too.)
 TEST(PlanMachine, APlanJsonWithANonPositiveRateOrTimeIsRefused) {
   MachineFigures m = plan::machine_from_figures(1000, 10, 25, 0);
-  m.gemm_rate[{64, 64, 32, 0}] = 5e10;
+  m.gemm_rate[{64, 64, 32, GemmOps::nn}] = 5e10;
   m.attention_seconds[{8, 64, 4, 32}] = {1e-3, 2e-3};
   const json good = {{"machine", plan::to_json(m)}};
   auto refused = [&](const json& j, const std::string& field) {

@@ -83,9 +83,9 @@ TEST(PlanTimeModel, AMeasuredAttentionCoreReplacesItsProductsAndSoftmaxBytes) {
 
 TEST(PlanTimeModel, ComputeIsEachShapeAtItsOwnRatePlusElementwiseBytesOverBandwidth) {
   MachineFigures mf = machine();  // 1e12 FLOP/s for shapes without their own rate
-  mf.gemm_rate[{64, 64, 32, 0}] = 2e11;
-  mf.gemm_rate[{512, 128, 128, 0}] = 8e11;
-  mf.gemm_rate[{7, 7, 7, 0}] = 1;  // a shape the work does not run: must not enter
+  mf.gemm_rate[{64, 64, 32, GemmOps::nn}] = 2e11;
+  mf.gemm_rate[{512, 128, 128, GemmOps::nn}] = 8e11;
+  mf.gemm_rate[{7, 7, 7, GemmOps::nn}] = 1;  // a shape the work does not run: must not enter
   mf.elementwise_bw = 5e10;
   StepWork w;
   w.gemms = {{64, 64, 32, 128}, {512, 128, 128, 48}, {512, 512, 128, 16}};
