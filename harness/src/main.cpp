@@ -27,6 +27,7 @@
 #include "scaleproof/kokkos_compat.hpp"
 #include "run_job.hpp"
 #include "selection.hpp"
+#include "vendor_env.hpp"
 #include "watchdog.hpp"
 
 namespace fs = std::filesystem;
@@ -113,7 +114,8 @@ std::string join_argv(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  keep_freed_host_memory();  // before MPI, Kokkos or any technique allocates
+  restart_with_vendor_environment(argv);  // may start this process again: before anything else starts
+  keep_freed_host_memory();               // before MPI, Kokkos or any technique allocates
   comm::init(&argc, &argv);
   const std::string command_line = join_argv(argc, argv);
   CLI::App app{"ScaleProof: conformance and benchmarks for AI-training compute and communication techniques"};
