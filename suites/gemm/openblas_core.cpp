@@ -24,11 +24,11 @@ int openblas_core_level(const std::string& core) {
   // The x86-64 cores of OpenBLAS's DYNAMIC_ARCH list (driver/others/dynamic.c), by the vector
   // instructions their kernels use.
   static const std::pair<const char*, int> kCores[] = {
-      {"katmai", 1},      {"coppermine", 1}, {"northwood", 1},    {"prescott", 1},   {"banias", 1},
-      {"atom", 1},        {"core2", 1},      {"penryn", 1},       {"dunnington", 1}, {"nehalem", 1},
-      {"athlon", 1},      {"opteron", 1},    {"opteron_sse3", 1}, {"barcelona", 1},  {"nano", 1},
-      {"bobcat", 1},      {"sandybridge", 2}, {"bulldozer", 2},   {"piledriver", 2}, {"steamroller", 2},
-      {"excavator", 2},   {"haswell", 3},    {"zen", 3},          {"skylakex", 4},   {"cooperlake", 4},
+      {"katmai", 1},        {"coppermine", 1},  {"northwood", 1},    {"prescott", 1},   {"banias", 1},
+      {"atom", 1},          {"core2", 1},       {"penryn", 1},       {"dunnington", 1}, {"nehalem", 1},
+      {"athlon", 1},        {"opteron", 1},     {"opteron_sse3", 1}, {"barcelona", 1},  {"nano", 1},
+      {"bobcat", 1},        {"sandybridge", 2}, {"bulldozer", 2},    {"piledriver", 2}, {"steamroller", 2},
+      {"excavator", 2},     {"haswell", 3},     {"zen", 3},          {"skylakex", 4},   {"cooperlake", 4},
       {"sapphirerapids", 4}};
   std::string c = core;
   std::transform(c.begin(), c.end(), c.begin(), [](unsigned char ch) { return std::tolower(ch); });
