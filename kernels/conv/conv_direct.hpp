@@ -17,7 +17,7 @@
 // vectorizes.
 #include <Kokkos_Core.hpp>
 
-#include "kernels/conv/conv_direct_avx2.hpp"
+#include "kernels/conv/conv_direct_simd.hpp"
 #include "kernels/conv/conv_views.hpp"
 #include "scaleproof/kokkos_compat.hpp"
 
@@ -125,9 +125,9 @@ inline int direct_rows_per_item(const ConvSpec& s, int h, int w) {
 // already be validated (conv::validate) and out sized [N][C_out][OH][OW].
 template <class T, class Space = Kokkos::DefaultExecutionSpace>
 SP_UNIT_LOCAL void conv2d_direct(const ConvSpec& s, CTensor<T> in, CTensor<T> w, CVec<T> b, Tensor<T> out) {
-#ifdef SP_HOST_AVX2
-  if constexpr (detail::Avx2<T>::L > 0)
-    if (s.stride == 1) return conv2d_direct_avx2<T, Space>(s, in, w, b, out);
+#if defined(SP_HOST_AVX2) || defined(SP_HOST_AVX512)
+  if constexpr (detail::DirectVec<T>::L > 0)
+    if (s.stride == 1) return conv2d_direct_simd<T, Space>(s, in, w, b, out);
 #endif
   constexpr int OCB = DirectTiles<T, Space>::OCB, WB = DirectTiles<T, Space>::WB;
   using Policy = Kokkos::TeamPolicy<Space>;

@@ -122,8 +122,8 @@ TEST(ConvCheck, DepthwiseAndPointwiseKernelsPassOnRandomShapes) {
   EXPECT_GT(checked, 60);
 }
 
-// The general kernel (conv2d_direct: its stride-1 host AVX2 path tiles output positions across row
-// ends, see conv_direct_avx2.hpp) against the reference and its bound on random shapes: square and
+// The general kernel (conv2d_direct: its stride-1 host AVX2 or AVX-512 path tiles output positions
+// across row ends, see conv_direct_simd.hpp) against the reference and its bound on random shapes: square and
 // non-square kernels, stride 1-2, padding 0..k, groups, C_out around the register tile (a channel
 // tile with spare rows), widths from 1 (a block of fewer positions than a tile) to beyond several
 // tiles, and enough channels x width that an image splits into several row blocks. Fixed seed.

@@ -1,8 +1,9 @@
 #pragma once
-// The direct convolution's host AVX2 path (see host_avx2.hpp for where it
-// applies): stride 1, fp32 and fp64, any kernel size, padding and groups,
-// bias and activation fused. conv_direct.hpp calls it; the portable kernel
-// there serves every other case and every other back end.
+// The direct convolution's host vector path, AVX2 (host_avx2.hpp) or AVX-512
+// (host_avx512.hpp), where either applies: stride 1, fp32 and fp64, any kernel
+// size, padding and groups, bias and activation fused. conv_direct.hpp calls
+// it; the portable kernel there serves every other case and every other back
+// end.
 //
 // Work item = a block of R output rows (n, group, rows), as in the portable
 // kernel: its input rows for all C_in/g channels of the group are copied
@@ -15,16 +16,18 @@
 // (computed from in-bounds scratch, never stored). A 28-wide output row
 // wastes 2 of 30 positions this way, against 4 of 32 with row-aligned tiles.
 //
-// Register tile: OCB = 4 output channels x NV = 3 vectors of positions
-// (12 accumulators; 3 input vectors and one broadcast weight make 16, the
-// AVX2 register file; GCC 12 still moves two accumulators through the
-// stack once per input channel of the 3 x 3 tile, against 108 FMAs). Per (ic, r, c) tap: 3 loads of input, 4 weight
-// broadcasts, 12 FMAs; the output channel is the broadcast operand, the
-// position the vector lane, because NCHW keeps positions contiguous.
+// Register tile: OCB output channels x NV = 3 vectors of positions. AVX2
+// (16 registers): OCB = 4, 12 accumulators; 3 input vectors and one
+// broadcast weight make 16 (GCC 12 still moves two accumulators through the
+// stack once per input channel of the 3 x 3 tile, against 108 FMAs).
+// AVX-512 (32 registers): OCB = 8, 24 accumulators, 28 registers in all. Per
+// (ic, r, c) tap: 3 loads of input, OCB weight broadcasts, 3 OCB FMAs; the
+// output channel is the broadcast operand, the position the vector lane,
+// because NCHW keeps positions contiguous.
 // The weights are read in place (OIHW): one pointer per output channel of
 // the tile, advanced together, so no packing is needed.
 // Loop order in an item: channel tiles outer, position tiles inner: the
-// tile's weights (4 C_in/g kh kw values) stay in L1 while the input streams
+// tile's weights (OCB C_in/g kh kw values) stay in L1 while the input streams
 // from the L2-resident scratch, each input line reused by the kh row taps
 // of nearby tiles.
 //
@@ -38,8 +41,9 @@
 // Each output is the sum over (ic, r, c) in that order, by FMAs, then
 // + bias: one of the orders the reference's bound covers (any order).
 #include "kernels/conv/host_avx2.hpp"
+#include "kernels/conv/host_avx512.hpp"
 
-#ifdef SP_HOST_AVX2
+#if defined(SP_HOST_AVX2) || defined(SP_HOST_AVX512)
 #include <Kokkos_Core.hpp>
 
 #include "kernels/conv/conv_views.hpp"
@@ -48,12 +52,22 @@
 
 namespace sp::conv {
 
+namespace detail {
+#ifdef SP_HOST_AVX512
 template <class T>
-struct DirectAvx2Tiles {
-  static constexpr int OCB = 4;                       // output channels (broadcast weights)
-  static constexpr int NV = 3;                        // vectors of consecutive positions
-  static constexpr int WB = NV * detail::Avx2<T>::L;  // positions per tile: 24 fp32, 12 fp64
-  static constexpr int scratch_bytes = 192 * 1024;    // input rows per item, well inside a 1 MiB L2
+using DirectVec = Avx512<T>;
+#else
+template <class T>
+using DirectVec = Avx2<T>;
+#endif
+}  // namespace detail
+
+template <class T>
+struct DirectSimdTiles {
+  static constexpr int OCB = sizeof(typename detail::DirectVec<T>::V) == 64 ? 8 : 4;  // output channels
+  static constexpr int NV = 3;                             // vectors of consecutive positions
+  static constexpr int WB = NV * detail::DirectVec<T>::L;  // positions per tile: 24 or 48 fp32
+  static constexpr int scratch_bytes = 192 * 1024;         // input rows per item, well inside a 1 MiB L2
 };
 
 namespace detail {
@@ -62,12 +76,12 @@ namespace detail {
 // w[o] = wr[min(o, mr - 1)] (OIHW rows of kh * kw taps per input channel). KH, KW > 0: the kernel
 // size fixed at compile time (the tap loops unrolled); 0: kh, kw at run time.
 template <class T, int KH, int KW>
-__attribute__((noinline)) void direct_avx2_tile(const T* __restrict x, int ics, int wp, int cin, int kh_rt, int kw_rt,
+__attribute__((noinline)) void direct_simd_tile(const T* __restrict x, int ics, int wp, int cin, int kh_rt, int kw_rt,
                                                 const T* __restrict w, int wos, int mr,
-                                                T (&acc)[DirectAvx2Tiles<T>::OCB][DirectAvx2Tiles<T>::WB]) {
-  using A = Avx2<T>;
+                                                T (&acc)[DirectSimdTiles<T>::OCB][DirectSimdTiles<T>::WB]) {
+  using A = DirectVec<T>;
   using V = typename A::V;
-  constexpr int OCB = DirectAvx2Tiles<T>::OCB, NV = DirectAvx2Tiles<T>::NV, L = A::L;
+  constexpr int OCB = DirectSimdTiles<T>::OCB, NV = DirectSimdTiles<T>::NV, L = A::L;
   const int kh = KH > 0 ? KH : kh_rt, kw = KW > 0 ? KW : kw_rt, taps = kh * kw;
   const T* wr[OCB];
   SP_UNROLL for (int o = 0; o < OCB; ++o) wr[o] = w + (o < mr ? o : mr - 1) * wos;
@@ -84,11 +98,11 @@ __attribute__((noinline)) void direct_avx2_tile(const T* __restrict x, int ics, 
         in[v] = A::load(xp + v * L);
         // Keeps the vector in a register: without it GCC folds the load into each of its OCB FMAs
         // (OCB loads instead of one, often split across two cache lines).
-        __asm__("" : "+x"(in[v]));
+        __asm__("" : "+v"(in[v]));
       }
       SP_UNROLL for (int o = 0; o < OCB; ++o) {
         V a = A::bcast(wr[o] + t);
-        __asm__("" : "+x"(a));  // the same for the weight: fewer accumulators moved to the stack
+        __asm__("" : "+v"(a));  // the same for the weight: fewer accumulators moved to the stack
         SP_UNROLL for (int v = 0; v < NV; ++v) c[o][v] = A::fma(a, in[v], c[o][v]);
       }
     }
@@ -97,30 +111,30 @@ __attribute__((noinline)) void direct_avx2_tile(const T* __restrict x, int ics, 
 }
 
 template <class T>
-inline void direct_avx2_tile_any(const T* x, int ics, int wp, int cin, int kh, int kw, const T* w, int wos, int mr,
-                                 T (&acc)[DirectAvx2Tiles<T>::OCB][DirectAvx2Tiles<T>::WB]) {
+inline void direct_simd_tile_any(const T* x, int ics, int wp, int cin, int kh, int kw, const T* w, int wos, int mr,
+                                 T (&acc)[DirectSimdTiles<T>::OCB][DirectSimdTiles<T>::WB]) {
   if (kh == 3 && kw == 3)
-    direct_avx2_tile<T, 3, 3>(x, ics, wp, cin, kh, kw, w, wos, mr, acc);
+    direct_simd_tile<T, 3, 3>(x, ics, wp, cin, kh, kw, w, wos, mr, acc);
   else
-    direct_avx2_tile<T, 0, 0>(x, ics, wp, cin, kh, kw, w, wos, mr, acc);
+    direct_simd_tile<T, 0, 0>(x, ics, wp, cin, kh, kw, w, wos, mr, acc);
 }
 
 }  // namespace detail
 
-// Input rows per work item of the AVX2 path: R + kh - 1 padded rows of all C_in/g channels within the scratch
+// Input rows per work item of the vector path: R + kh - 1 padded rows of all C_in/g channels within the scratch
 // budget (at least one output row).
 template <class T>
-inline int direct_avx2_rows_per_item(const ConvSpec& s, int h, int w) {
+inline int direct_simd_rows_per_item(const ConvSpec& s, int h, int w) {
   const int per_row = s.cin_g() * (w + 2 * s.pad_w) * static_cast<int>(sizeof(T));
-  const int in_rows = DirectAvx2Tiles<T>::scratch_bytes / per_row;
+  const int in_rows = DirectSimdTiles<T>::scratch_bytes / per_row;
   const int r = in_rows >= s.kh ? in_rows - s.kh + 1 : 1;
   return r < s.out_h(h) ? r : s.out_h(h);
 }
 
 // out = act(conv(in, w) + b) for s.stride == 1; same contract as conv2d_direct.
 template <class T, class Space>
-SP_UNIT_LOCAL void conv2d_direct_avx2(const ConvSpec& s, CTensor<T> in, CTensor<T> w, CVec<T> b, Tensor<T> out) {
-  constexpr int OCB = DirectAvx2Tiles<T>::OCB, WB = DirectAvx2Tiles<T>::WB;
+SP_UNIT_LOCAL void conv2d_direct_simd(const ConvSpec& s, CTensor<T> in, CTensor<T> w, CVec<T> b, Tensor<T> out) {
+  constexpr int OCB = DirectSimdTiles<T>::OCB, WB = DirectSimdTiles<T>::WB;
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
   using Scratch = Kokkos::View<T*, typename Space::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
@@ -128,7 +142,7 @@ SP_UNIT_LOCAL void conv2d_direct_avx2(const ConvSpec& s, CTensor<T> in, CTensor<
   const int OH = s.out_h(H), OW = s.out_w(W), G = s.groups;
   const int cin_g = s.cin_g(), cout_g = s.cout_g();
   const int wp = W + 2 * s.pad_w;  // = OW + kw - 1 at stride 1
-  const int R = direct_avx2_rows_per_item<T>(s, H, W);
+  const int R = direct_simd_rows_per_item<T>(s, H, W);
   const int nrb = (OH + R - 1) / R;
   const int in_rows = R + s.kh - 1;
   const int ics = in_rows * wp;
@@ -171,7 +185,7 @@ SP_UNIT_LOCAL void conv2d_direct_avx2(const ConvSpec& s, CTensor<T> in, CTensor<
           const int oc0 = g * cout_g + tc * OCB;
           const int mr = cout_g - tc * OCB < OCB ? cout_g - tc * OCB : OCB;
           T acc[OCB][WB];
-          detail::direct_avx2_tile_any<T>(rp + q0, ics, wp, cin_g, s.kh, s.kw, w.data() + int64_t(oc0) * wos, wos, mr,
+          detail::direct_simd_tile_any<T>(rp + q0, ics, wp, cin_g, s.kh, s.kw, w.data() + int64_t(oc0) * wos, wos, mr,
                                           acc);
           const int jend = qend - q0 < WB ? qend - q0 : WB;
           for (int j = jlo; j < jend;) {
