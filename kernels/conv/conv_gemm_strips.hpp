@@ -45,6 +45,7 @@
 // host builds the tile is written with intrinsics, one weight live at a time.
 // See host_avx2.hpp for where it applies.
 #include "kernels/conv/host_avx2.hpp"
+#include "kernels/conv/host_avx512.hpp"
 #include "scaleproof/kokkos_compat.hpp"
 
 namespace sp::conv {
@@ -98,16 +99,24 @@ KOKKOS_INLINE_FUNCTION SP_MICROKERNEL_ATTR void strip_micro(int K, const T* __re
   }
 }
 
-#ifdef SP_HOST_AVX2
+#if defined(SP_HOST_AVX512)
+template <class T>
+using StripVec = Avx512<T>;
+#elif defined(SP_HOST_AVX2)
+template <class T>
+using StripVec = Avx2<T>;
+#endif
+
+#if defined(SP_HOST_AVX2) || defined(SP_HOST_AVX512)
 // The same sums as strip_micro<T, MR, 2 * L, true> (fused multiply-adds in the same order), with
 // each weight broadcast right before its two FMAs so that the 2 MR accumulators stay in registers:
 // c0[r], c1[r] = the two vectors of row r's strip. Inlined into both callers below.
 template <class T, int MR>
-__attribute__((always_inline)) inline void strip_accumulate_avx2(int K, const T* __restrict w, int ws, int mr,
+__attribute__((always_inline)) inline void strip_accumulate_simd(int K, const T* __restrict w, int ws, int mr,
                                                                  const T* __restrict x, int64_t xs,
-                                                                 typename Avx2<T>::V (&c0)[MR],
-                                                                 typename Avx2<T>::V (&c1)[MR]) {
-  using A = Avx2<T>;
+                                                                 typename StripVec<T>::V (&c0)[MR],
+                                                                 typename StripVec<T>::V (&c1)[MR]) {
+  using A = StripVec<T>;
   using V = typename A::V;
   const T* wr[MR];
   for (int r = 0; r < MR; ++r) wr[r] = w + (r < mr ? r : mr - 1) * ws;
@@ -125,25 +134,25 @@ __attribute__((always_inline)) inline void strip_accumulate_avx2(int K, const T*
 
 // The accumulators stored to acc, for strip_block's loops to finish.
 template <class T, int MR>
-__attribute__((noinline)) void strip_micro_avx2(int K, const T* __restrict w, int ws, int mr, const T* __restrict x,
-                                                int64_t xs, T (&acc)[MR][2 * Avx2<T>::L]) {
-  using A = Avx2<T>;
+__attribute__((noinline)) void strip_micro_simd(int K, const T* __restrict w, int ws, int mr, const T* __restrict x,
+                                                int64_t xs, T (&acc)[MR][2 * StripVec<T>::L]) {
+  using A = StripVec<T>;
   typename A::V c0[MR], c1[MR];
-  strip_accumulate_avx2<T, MR>(K, w, ws, mr, x, xs, c0, c1);
+  strip_accumulate_simd<T, MR>(K, w, ws, mr, x, xs, c0, c1);
   SP_UNROLL for (int r = 0; r < MR; ++r) A::store(acc[r], c0[r]), A::store(acc[r] + A::L, c1[r]);
 }
 
-// strip_micro_avx2 with strip_block's store done from the registers, for a whole strip (c_lo = 0) and
+// strip_micro_simd with strip_block's store done from the registers, for a whole strip (c_lo = 0) and
 // no activation or relu: rows r < mr of y (row stride ys) get (acc + y) when !first, then + b[r] when
 // last and b, then relu when last and relu: the operations and their order of strip_block's loops.
 template <class T, int MR>
-__attribute__((noinline)) void strip_micro_avx2_store(int K, const T* __restrict w, int ws, int mr,
+__attribute__((noinline)) void strip_micro_simd_store(int K, const T* __restrict w, int ws, int mr,
                                                       const T* __restrict x, int64_t xs, bool first, bool last,
                                                       const T* b, bool relu, T* __restrict y, int64_t ys) {
-  using A = Avx2<T>;
+  using A = StripVec<T>;
   using V = typename A::V;
   V c0[MR], c1[MR];
-  strip_accumulate_avx2<T, MR>(K, w, ws, mr, x, xs, c0, c1);
+  strip_accumulate_simd<T, MR>(K, w, ws, mr, x, xs, c0, c1);
   SP_UNROLL for (int r = 0; r < MR; ++r) {
     if (r >= mr) break;
     T* d = y + r * ys;
@@ -164,11 +173,11 @@ template <class T, int MR, int NR, bool Full>
 KOKKOS_INLINE_FUNCTION void strip_block(int kc, const T* w, int ws, bool first, bool last, const T* b, Act act, int mr,
                                         const T* x, int64_t xs, int P, int nc, int c_lo, T* y) {
   T acc[MR][NR];
-#ifdef SP_HOST_AVX2
-  if constexpr (Full && (std::is_same<T, float>::value || std::is_same<T, double>::value) && NR == 2 * Avx2<T>::L) {
+#if defined(SP_HOST_AVX2) || defined(SP_HOST_AVX512)
+  if constexpr (Full && (std::is_same<T, float>::value || std::is_same<T, double>::value) && NR == 2 * StripVec<T>::L) {
     if (c_lo == 0 && act != Act::sigmoid)
-      return strip_micro_avx2_store<T, MR>(kc, w, ws, mr, x, xs, first, last, b, act == Act::relu, y, P);
-    strip_micro_avx2<T, MR>(kc, w, ws, mr, x, xs, acc);
+      return strip_micro_simd_store<T, MR>(kc, w, ws, mr, x, xs, first, last, b, act == Act::relu, y, P);
+    strip_micro_simd<T, MR>(kc, w, ws, mr, x, xs, acc);
   } else
 #endif
     strip_micro<T, MR, NR, Full>(kc, w, ws, mr, x, xs, nc, acc);

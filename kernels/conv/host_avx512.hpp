@@ -23,6 +23,9 @@ struct Avx512<float> {
   static V load(const float* p) { return _mm512_loadu_ps(p); }
   static V bcast(const float* p) { return _mm512_set1_ps(*p); }
   static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V set1(float v) { return _mm512_set1_ps(v); }
+  static V relu(V a) { return _mm512_max_ps(a, _mm512_setzero_ps()); }  // NaN and -0 give +0, as activate()
   static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
 };
 
@@ -34,6 +37,9 @@ struct Avx512<double> {
   static V load(const double* p) { return _mm512_loadu_pd(p); }
   static V bcast(const double* p) { return _mm512_set1_pd(*p); }
   static V fma(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
+  static V add(V a, V b) { return _mm512_add_pd(a, b); }
+  static V set1(double v) { return _mm512_set1_pd(v); }
+  static V relu(V a) { return _mm512_max_pd(a, _mm512_setzero_pd()); }  // NaN and -0 give +0, as activate()
   static void store(double* p, V v) { _mm512_storeu_pd(p, v); }
 };
 
