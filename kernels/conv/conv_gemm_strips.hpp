@@ -42,8 +42,9 @@
 // 6 x 16 fp32 tile, two row segments of X and one broadcast weight fill 15.
 // Written as plain loops, GCC 12 broadcast all six weights first and kept
 // three accumulators on the stack (a load and a store each per k). On such
-// host builds the tile is written with intrinsics, one weight live at a time.
-// See host_avx2.hpp for where it applies.
+// host builds the tile is written with intrinsics, one weight live at a time;
+// AVX-512 hosts (32 registers) run the same code on 512-bit vectors. See
+// host_avx2.hpp and host_avx512.hpp for where each applies.
 #include "kernels/conv/host_avx2.hpp"
 #include "kernels/conv/host_avx512.hpp"
 #include "scaleproof/kokkos_compat.hpp"
