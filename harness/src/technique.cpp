@@ -1,5 +1,7 @@
 #include "scaleproof/technique.hpp"
 
+#include "scaleproof/host.hpp"
+
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cmath>
@@ -124,36 +126,35 @@ void Technique::validate(const Params& p, int nranks) const {
                      info_.ranks.describe() + ")");
 }
 
-void Technique::predict(const Params& p, const std::string& variant, const Measurement& m, const Machine& machine,
-                        std::vector<Verdict>& out) const {
-  const Counts c = counts(p, m.ranks);
+std::optional<Verdict> roofline_verdict(const Info& info, const std::string& variant, const Params& p, const Counts& c,
+                                        const Measurement& m, const Machine& machine, bool judged) {
   const double peak = machine.peak_for(c.dtype);
-  if (m.seconds <= 0 || (c.flops <= 0 && c.bytes() <= 0) || machine.bandwidth <= 0) return;
-  if (c.flops > 0 && peak <= 0) return;
+  if (m.seconds <= 0 || (c.flops <= 0 && c.bytes() <= 0) || machine.bandwidth <= 0) return std::nullopt;
+  if (c.flops > 0 && peak <= 0) return std::nullopt;
   // Lower bound on time from each roof; the larger is the binding one.
   const double t_compute = c.flops > 0 ? c.flops / peak : 0;
   const double t_memory = c.bytes() / machine.bandwidth;
-  const double t_roof = std::max(t_compute, t_memory);
-  Verdict v;
-  v.technique = info_.name;
-  v.variant = variant;
-  v.params = p.label();
-  v.quantity = "roofline time";
-  v.unit = "s";
-  v.predicted = t_roof;
+  Verdict v{info.name, variant, p.label(), "roofline time", "s"};
+  v.predicted = std::max(t_compute, t_memory);
   v.measured = m.seconds;
-  // Fraction of roof achieved = t_roof / t_measured; accepted band in those terms.
-  v.band_lo = info_.tol.roof_min;
-  v.band_hi = info_.tol.roof_max;
-  const double frac = t_roof / m.seconds;
-  v.ratio = frac;
-  const bool judged = (variant == info_.main_variant()) && info_.roof_probe.empty();
-  v.judge(judged);
+  v.ratio = v.predicted / m.seconds;
+  v.band_lo = info.tol.roof_min;
+  v.band_hi = info.tol.roof_max;
+  const double llc = reported_last_level_cache_bytes();  // 0: unknown, judged
+  const bool resident = t_memory > t_compute && llc > 0 && c.bytes() < 4 * llc;
+  v.judge(judged && !resident);
   char buf[160];
   std::snprintf(buf, sizeof buf, "%s-bound, AI %.3g FLOP/B, %.1f%% of roof",
-                t_compute >= t_memory ? "compute" : "memory", c.intensity(), 100 * frac);
+                t_compute >= t_memory ? "compute" : "memory", c.intensity(), 100 * v.ratio);
   v.note = buf;
-  out.push_back(v);
+  if (judged && resident) v.note += "; cache-resident (bytes < 4x LLC): not judged";
+  return v;
+}
+
+void Technique::predict(const Params& p, const std::string& variant, const Measurement& m, const Machine& machine,
+                        std::vector<Verdict>& out) const {
+  const bool judged = (variant == info_.main_variant()) && info_.roof_probe.empty();
+  if (auto v = roofline_verdict(info_, variant, p, counts(p, m.ranks), m, machine, judged)) out.push_back(*v);
 }
 
 Verdict exact_verdict(const std::string& technique, const std::string& variant, const Params& p,

@@ -80,6 +80,47 @@ TEST(Models, AStreamRunUnderFourTimesTheCacheIsNotJudged) {
   }
 }
 
+// The same rule for every technique's roofline verdict: a memory-bound case
+// whose bytes are under 4x the last-level cache is reported, not judged; at
+// 4x, and for a compute-bound case of any size, the band decides.
+TEST(Models, AMemoryBoundCaseUnderFourTimesTheCacheIsNotJudged) {
+  const double llc = sp::reported_last_level_cache_bytes();
+  if (!(llc > 0)) GTEST_SKIP() << "the C library reports no cache size here";
+  sp::Info info;
+  info.name = "t";
+  info.tol.roof_min = 0.5;
+  sp::Machine mach;
+  mach.bandwidth = 1e9;
+  mach.peak["fp64"] = 1e9;
+  const auto verdict = [&](double flops, double bytes, double seconds) {
+    sp::Counts c;
+    c.flops = flops, c.bytes_read = bytes;
+    sp::Measurement m;
+    m.seconds = seconds;
+    auto v = sp::roofline_verdict(info, "v", sp::Params{}, c, m, mach, true);
+    EXPECT_TRUE(v.has_value());
+    return v.value_or(sp::Verdict{});
+  };
+  // Memory-bound at 25% of the roof (band [0.5, 1.15]): INFO under 4x LLC, FAIL at 4x.
+  const double small = llc, big = 4 * llc;
+  EXPECT_EQ(verdict(0, small, 4 * small / 1e9).status, sp::Status::info);
+  EXPECT_NE(verdict(0, small, 4 * small / 1e9).note.find("cache-resident"), std::string::npos);
+  EXPECT_EQ(verdict(0, big, 4 * big / 1e9).status, sp::Status::fail);
+  EXPECT_EQ(verdict(0, big, big / 1e9).status, sp::Status::pass);
+  // Compute-bound (AI 100) on the same small data: judged.
+  EXPECT_EQ(verdict(100 * small, small, 4 * small).status, sp::Status::fail);
+  EXPECT_EQ(verdict(100 * small, small, 100 * small / 1e9).status, sp::Status::pass);
+  // Not judged on request: INFO without the cache note.
+  sp::Counts c;
+  c.bytes_read = big;
+  sp::Measurement m;
+  m.seconds = big / 1e9;
+  auto v = sp::roofline_verdict(info, "v", sp::Params{}, c, m, mach, false);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->status, sp::Status::info);
+  EXPECT_EQ(v->note.find("cache-resident"), std::string::npos);
+}
+
 TEST(Models, FasterThanTheRoofFails) {
   nlohmann::json j = {{"benchmarks",
                        {entry("roofline/stream_triad/kokkos/N=1000", 8, 0, 24000),

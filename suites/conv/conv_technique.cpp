@@ -264,22 +264,12 @@ void ConvTechnique<T>::predict(const Params& p, const std::string& variant, cons
   const VariantDef& d = def(variant);
   const Net net = d.build(p);
   const bool first = variant == info_.main_variant();
-  // Roofline position with this variant's own counts (Williams et al. 2009).
+  // Roofline position with this variant's own counts.
   const Counts c = counts_of(net);
-  const double peak = machine.peak_for(c.dtype);
-  if (m.seconds > 0 && peak > 0 && machine.bandwidth > 0) {
-    const double t_c = c.flops / peak, t_m = c.bytes() / machine.bandwidth;
-    Verdict v = row(info_.name, variant, p, "roofline time", "s", std::max(t_c, t_m), m.seconds);
-    v.ratio = v.predicted / m.seconds;  // fraction of the roof reached
-    v.band_lo = info_.tol.roof_min, v.band_hi = info_.tol.roof_max;
-    v.judge(first);
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "%s-bound, AI %.3g FLOP/B, %.1f%% of roof", t_c >= t_m ? "compute" : "memory",
-                  c.intensity(), 100 * v.ratio);
-    v.note = buf;
+  if (auto v = roofline_verdict(info_, variant, p, c, m, machine, first)) {
     // judge() runs in the process that measured, so this is the choice that ran.
-    if (is_onednn(d.be)) v.note += "; oneDNN " + onednn_choice(net, d.be);
-    out.push_back(v);
+    if (is_onednn(d.be)) v->note += "; oneDNN " + onednn_choice(net, d.be);
+    out.push_back(*v);
   }
   if (is_onednn(d.be) || d.be == Backend::cudnn)
     return;  // the structure's predictions are judged once, on the project's variant

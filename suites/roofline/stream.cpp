@@ -82,6 +82,7 @@ class Stream : public sp::Technique {
     const double array = static_cast<double>(p.i("N")) * sizeof(T);
     if (llc > 0 && array < 4 * llc)
       for (size_t i = first; i < out.size(); ++i) {
+        if (out[i].status == sp::Status::info) continue;  // not judged already (the shared rule's note says why)
         out[i].status = sp::Status::info;
         out[i].note += "; cache-resident (array < 4x LLC): not judged";
       }

@@ -4,6 +4,7 @@
 // The runner, checker, models and reports only ever talk to this class.
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -198,6 +199,16 @@ struct Verdict {
 Verdict exact_verdict(const std::string& technique, const std::string& variant, const Params& p,
                       const std::string& quantity, const std::string& unit, double predicted, double measured,
                       std::string note = {});
+
+// The roofline verdict (Williams et al. 2009): the measured time against
+// t_roof = max(flops / peak, bytes / bandwidth), ratio = t_roof / measured
+// (the fraction of the roof reached), band [tol.roof_min, tol.roof_max];
+// judged when `judged`. A memory-bound case whose bytes are under 4x the
+// reported last-level cache is reported, not judged (STREAM's rule): its data
+// can stay in the cache between calls, and the bandwidth roof is memory's.
+// Empty when the counts or the roofs it needs are missing.
+std::optional<Verdict> roofline_verdict(const Info& info, const std::string& variant, const Params& p, const Counts& c,
+                                        const Measurement& m, const Machine& machine, bool judged);
 
 class Technique {
  public:
