@@ -1,6 +1,7 @@
 #include "measure_case.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "scaleproof/comm.hpp"
@@ -37,16 +38,22 @@ void probe_counters(const Probe& p, const std::vector<std::vector<double>>& t, s
     out[p.name] = stat(t[0]);
   } else {
     const double base = stat(t[0]);
-    out[p.name] = base > 0 ? stat(t[1]) / base : 0.0;
+    double fastest = INFINITY;
+    for (size_t k = 1; k < t.size(); ++k) {
+      const double r = base > 0 ? stat(t[k]) / base : 0.0;
+      if (t.size() > 2) out[p.name + "." + p.calls[k]] = r;
+      fastest = std::min(fastest, r);
+    }
+    out[p.name] = fastest;
   }
 }
 
 void run_probes(Technique& t, const std::string& variant, std::map<std::string, double>& out) {
   for (const Probe& p : t.probes(variant)) {
-    const bool named = p.each.empty() ? p.calls.size() <= 2 : p.each.size() == p.calls.size();
+    const bool named = p.each.empty() || p.each.size() == p.calls.size();
     if (p.calls.empty() || !named || p.samples < 1 || p.settle < 0)
       throw std::logic_error(t.info().name + ": probe '" + p.name +
-                             "' needs calls (one or two, or a counter for each) and at least one sample");
+                             "' needs calls (with a counter for each, if `each` is given) and at least one sample");
     TurnSchedule s;
     s.settle = p.settle;
     s.samples = p.samples;

@@ -82,6 +82,12 @@ void check_declaration(const Info& info) {
   }
   if (!info.baseline.empty() && !info.variant(info.baseline))
     throw std::logic_error(info.name + ": baseline " + info.baseline + " is not a declared variant");
+  for (auto& a : info.baseline_alternatives) {
+    const Variant* v = info.variant(a);
+    const Variant* b = info.baseline.empty() ? nullptr : info.variant(info.baseline);
+    if (!v || !b || v->kind != VariantKind::vendor || v->library != b->library)
+      throw std::logic_error(info.name + ": baseline alternative " + a + " is not a variant of the baseline's library");
+  }
 }
 
 std::vector<std::string> Info::variant_names() const {
@@ -102,6 +108,8 @@ std::vector<Probe> Technique::paired_with_baseline(const std::string& variant) c
   const auto avail = available_variants();
   if (std::find(avail.begin(), avail.end(), info_.baseline) == avail.end()) return {};
   Probe p{kPairedVsBaseline, {variant, info_.baseline}};
+  for (auto& a : info_.baseline_alternatives)
+    if (std::find(avail.begin(), avail.end(), a) != avail.end()) p.calls.push_back(a);
   p.samples = 9;
   p.settle = 1;
   return {p};

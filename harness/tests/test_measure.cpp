@@ -94,6 +94,13 @@ TEST(MeasureInterleave, ProbeCountersFromTheTimedCalls) {
   EXPECT_EQ(out.at("t_a"), 2.0);
   EXPECT_EQ(out.at("t_b"), 5.0);
   EXPECT_EQ(out.count(""), 0u);
+  // More than two calls: each later call's ratio, and the smallest of them.
+  sp::Probe three{"z", {"a", "b", "c"}};
+  sp::probe_counters(three, {{1, 2, 9}, {4, 6, 5}, {3, 3, 3}}, out);
+  EXPECT_EQ(out.at("z.b"), 2.5);  // medians 5 over 2
+  EXPECT_EQ(out.at("z.c"), 1.5);  // 3 over 2
+  EXPECT_EQ(out.at("z"), 1.5);    // against the faster of b and c
+  EXPECT_EQ(out.count("z.a"), 0u);
 }
 
 namespace {

@@ -38,14 +38,29 @@ TEST(VariantDeclaration, EachMalformedOneIsRefused) {
   EXPECT_THROW(sp::check_declaration(declared({Variant::kernel("kokkos"), Variant::algorithm("kokkos")})),
                std::logic_error);
   EXPECT_THROW(sp::check_declaration(declared({Variant::kernel("kokkos")}, "openblas")), std::logic_error);
+  // A baseline alternative must be a declared variant of the baseline's library.
+  auto alt = [](const char* library, const char* name) {
+    sp::Info i = declared({Variant::kernel("kokkos"), Variant::vendor("blas", "openblas", MemoryNeed::host),
+                           Variant::vendor("blas_plain", library, MemoryNeed::host)},
+                          "blas");
+    i.baseline_alternatives = {name};
+    return i;
+  };
+  EXPECT_NO_THROW(sp::check_declaration(alt("openblas", "blas_plain")));
+  EXPECT_THROW(sp::check_declaration(alt("mkl", "blas_plain")), std::logic_error);
+  EXPECT_THROW(sp::check_declaration(alt("openblas", "blas_other")), std::logic_error);
+  EXPECT_THROW(sp::check_declaration(alt("openblas", "kokkos")), std::logic_error);
 }
 
 class Declared : public sp::Technique {
  public:
-  explicit Declared(std::string baseline = {})
+  explicit Declared(std::string baseline = {}, std::vector<std::string> alternatives = {})
       : Technique(declared({Variant::kernel("kokkos"), Variant::vendor("hostlib", "hostlib", MemoryNeed::host),
+                            Variant::vendor("hostlib_plain", "hostlib", MemoryNeed::host),
                             Variant::vendor("devlib", "devlib", MemoryNeed::device)},
-                           std::move(baseline))) {}
+                           std::move(baseline))) {
+    info_.baseline_alternatives = std::move(alternatives);
+  }
   sp::Counts counts(const sp::Params&, int) const override { return {}; }
   void setup(const sp::Params&, int) override {}
   void run(const std::string&) override {}
@@ -57,7 +72,8 @@ TEST(VariantDeclaration, TheBuildOffersTheVariantsWhoseMemoryNeedItMeets) {
   constexpr bool host =
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, Kokkos::DefaultExecutionSpace::memory_space>::accessible;
   Declared t;
-  const std::vector<std::string> want = {"kokkos", host ? "hostlib" : "devlib"};
+  const std::vector<std::string> want = host ? std::vector<std::string>{"kokkos", "hostlib", "hostlib_plain"}
+                                             : std::vector<std::string>{"kokkos", "devlib"};
   EXPECT_EQ(t.available_variants(), want);
   EXPECT_EQ(t.why_unavailable("kokkos", 1), "");
   const std::string missing = host ? "devlib" : "hostlib";
@@ -82,6 +98,12 @@ TEST(VariantDeclaration, TheMainVariantIsPairedWithABaselineThatRunsInThisBuild)
   EXPECT_TRUE(Declared(runs).probes(runs).empty());         // only the main variant's case
   EXPECT_TRUE(Declared(missing).probes("kokkos").empty());  // a baseline this build cannot run
   EXPECT_TRUE(Declared().probes("kokkos").empty());         // no baseline
+  // An alternative way of the baseline's library joins the calls where it runs.
+  if (host) {
+    const std::vector<sp::Probe> q = Declared("hostlib", {"hostlib_plain"}).probes("kokkos");
+    ASSERT_EQ(q.size(), 1u);
+    EXPECT_EQ(q[0].calls, (std::vector<std::string>{"kokkos", "hostlib", "hostlib_plain"}));
+  }
 }
 
 }  // namespace

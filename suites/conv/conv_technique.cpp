@@ -84,6 +84,13 @@ ConvTechnique<T>::ConvTechnique(Declaration d) : Technique(d.info), decl_(std::m
                                                       : Variant::kernel(v.name));
     if (v.be == Backend::cudnn || v.name == decl_.baseline_def) info_.baseline = v.name;
   }
+  // oneDNN on the plain tensors runs the baseline's structure too: the
+  // throughput verdict takes whichever of the two layouts is faster.
+  info_.baseline_alternatives.clear();
+  for (auto& v : decl_.defs)
+    if (v.be == Backend::onednn_plain && usable(v.be, fp32) && !info_.baseline.empty() &&
+        is_onednn(def(info_.baseline).be) && v.structure == def(info_.baseline).structure)
+      info_.baseline_alternatives.push_back(v.name);
 }
 
 template <class T>

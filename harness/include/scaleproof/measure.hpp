@@ -87,7 +87,10 @@ class Elapsed {
 // - `each` given (one name per call): the statistic of each call's times;
 // - else one call: counter `name`, the statistic of its timed calls;
 // - else two calls: counter `name` = stat(calls[1]) / stat(calls[0]),
-//   calls[0]'s speed relative to calls[1]'s.
+//   calls[0]'s speed relative to calls[1]'s;
+// - else more: the same ratio for each later call k, counter
+//   `name`.calls[k], and counter `name` the smallest of them (calls[0]'s
+//   speed relative to the fastest of the others).
 // Each timed call is preceded by `settle` untimed calls of itself and
 // followed by `after` (an untimed step, e.g. a calibration sample; "" for
 // none). The call names are the technique's own; run_probe() runs them.

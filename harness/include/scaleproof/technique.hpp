@@ -117,6 +117,11 @@ struct Info {
   std::vector<ParamRule> param_rules;  // only where the default range does not hold
   std::vector<Variant> variants;       // variants[0] is the project's own: its roofline verdict is judged
   std::string baseline;                // the vendor variant min_vs_baseline compares with ("" = none)
+  // Other ways the baseline's library runs the same case (e.g. on plain
+  // tensors rather than in its chosen layout): the throughput verdict
+  // compares with the fastest of the baseline and these, so that the ratio
+  // is against the best the library offers.
+  std::vector<std::string> baseline_alternatives;
   RankRule ranks;
   Tolerance tol;
   std::string roof_probe;  // "bandwidth" or "peak": this technique measures a machine roof
@@ -147,7 +152,9 @@ struct Measurement {
 };
 
 // Optional counter of the project variant: its throughput over the
-// baseline's, timed call by call in turn (baseline time / own time). When
+// baseline's, timed call by call in turn (baseline time / own time; with
+// baseline alternatives, the fastest of them, each also under
+// kPairedVsBaseline + "." + its variant). When
 // present the "throughput vs baseline" verdict uses it instead of comparing
 // the two variants' separate timed loops.
 inline constexpr const char* kPairedVsBaseline = "paired_vs_baseline";

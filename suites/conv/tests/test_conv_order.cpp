@@ -4,6 +4,7 @@
 // service times itself, not leftovers of an earlier variant.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -55,8 +56,8 @@ TEST(ConvOrder, BlockVerdictInputsDoNotDependOnVariantOrder) {
     ASSERT_EQ(ab.at(v).size(), ba.at(v).size()) << v;
     for (auto& [k, x] : ab.at(v)) {
       ASSERT_TRUE(ba.at(v).count(k)) << v << " " << k;
-      if (k != sp::conv::kTimeRatio && k != sp::kPairedVsBaseline)
-        EXPECT_EQ(x, ba.at(v).at(k)) << v << " " << k;  // counts: bitwise
+      if (k != sp::conv::kTimeRatio && k.rfind(sp::kPairedVsBaseline, 0) != 0)  // timings
+        EXPECT_EQ(x, ba.at(v).at(k)) << v << " " << k;                          // counts: bitwise
     }
     EXPECT_EQ(verdict_inputs(*r, p, v, ab.at(v)), verdict_inputs(*r, p, v, ba.at(v))) << v;
   }
@@ -84,6 +85,13 @@ TEST(ConvOrder, ThroughputVsBaselineIsTimedInTurnInTheKernelsCase) {
     const Counters c = run_in_order(*r, p, {kernel, vendor});
     ASSERT_TRUE(c.at(kernel).count(sp::kPairedVsBaseline)) << name;
     EXPECT_GT(c.at(kernel).at(sp::kPairedVsBaseline), 0) << name;
+    // oneDNN on plain tensors is timed in the same turns; the counter is the faster of the two.
+    ASSERT_EQ(r->info.baseline_alternatives, std::vector<std::string>{vendor + "_plain"}) << name;
+    const std::string each = std::string(sp::kPairedVsBaseline) + ".";
+    ASSERT_TRUE(c.at(kernel).count(each + vendor) && c.at(kernel).count(each + vendor + "_plain")) << name;
+    EXPECT_EQ(c.at(kernel).at(sp::kPairedVsBaseline),
+              std::min(c.at(kernel).at(each + vendor), c.at(kernel).at(each + vendor + "_plain")))
+        << name;
     EXPECT_EQ(c.at(vendor).count(sp::kPairedVsBaseline), 0u) << name;
     sp::MeasuredCase k;
     k.technique = name, k.variant = kernel, k.params = p.label();
@@ -101,6 +109,34 @@ TEST(ConvOrder, ThroughputVsBaselineIsTimedInTurnInTheKernelsCase) {
 #ifdef SP_HAVE_ONEDNN
   EXPECT_EQ(judged, 4);
 #endif
+}
+
+// Without calls timed in turn, the verdict takes the fastest of oneDNN's
+// two layouts from their own loops, and names it.
+TEST(ConvOrder, ThroughputVsBaselineTakesTheLibrarysFastestLayout) {
+  const sp::Registered* r = sp::Registry::get().find("conv_pointwise");
+  ASSERT_NE(r, nullptr);
+  if (r->info.baseline.empty()) GTEST_SKIP() << "a build without the vendor library";
+  const std::string vendor = r->info.baseline;
+  auto verdict = [&](double any_s, double plain_s) {
+    sp::MeasuredCase k;
+    k.technique = "conv_pointwise", k.variant = r->info.main_variant();
+    k.params = r->info.param_sets.front().params.label();
+    k.m.seconds = 1.0;
+    sp::MeasuredCase a = k, b = k;
+    a.variant = vendor, a.m.seconds = any_s;
+    b.variant = vendor + "_plain", b.m.seconds = plain_s;
+    for (const sp::Verdict& x : sp::judge({k, a, b}, sp::Machine{}))
+      if (x.quantity == "throughput vs " + vendor) return x;
+    return sp::Verdict{};
+  };
+  const sp::Verdict plain_faster = verdict(0.95, 0.8), any_faster = verdict(0.7, 0.8);
+  EXPECT_DOUBLE_EQ(plain_faster.ratio, 0.8);
+  EXPECT_EQ(plain_faster.status, sp::Status::fail);  // >= 0.9 of the faster layout
+  EXPECT_EQ(plain_faster.note.rfind("80.0% of " + vendor + "_plain", 0), 0u) << plain_faster.note;
+  EXPECT_DOUBLE_EQ(any_faster.ratio, 0.7);
+  EXPECT_EQ(any_faster.note.rfind("70.0% of " + vendor + " ", 0), 0u) << any_faster.note;
+  EXPECT_NE(any_faster.note.find("the fastest of"), std::string::npos);
 }
 
 }  // namespace
