@@ -1,8 +1,11 @@
 // step_gemm: the product the composed step and every layer of the shared
-// layer library run, nn::gemm (kernels/nn/gemm.hpp): C = op(A) op(B) with A,
-// B and C in the storage type (fp32 and fp64 accumulate in themselves, fp16
-// and bf16 in fp32 and round C once), at one shape and operand layout (`ops`:
-// nn; nt = A B^T and tn = A^T B, the backward's products). The timed loop
+// layer library run, nn::gemm (kernels/nn/gemm.hpp): C = op(A) op(B) with A
+// and B in the storage type, at one shape and operand layout (`ops`: nn; nt
+// = A B^T and tn = A^T B, the backward's products). C is where the step puts
+// that product: an activation or its gradient (nn, nt) in the storage type
+// (fp32 and fp64 accumulate in themselves, fp16 and bf16 in fp32 and round C
+// once), a weight gradient (tn) in the accumulation type, as the step keeps
+// its gradients (no rounding pass). The timed loop
 // cycles over `sets` copies of (A, B, C), one product per call: with one copy
 // the operands stay in cache from call to call, as in a GEMM benchmark; with
 // copies that add up to more than the last-level cache every call reads them
@@ -11,6 +14,7 @@
 // its GEMM rates with this technique (docs/planner.md, "Verification"); the
 // project's GEMM against the vendor's is technique gemm.
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 #include <vector>
@@ -38,11 +42,13 @@ constexpr double store_roundoff() {
     return sp::precision::StorageInfo<S>::unit_roundoff;
 }
 
-// Copies of the operands and the product in storage type S.
+// Copies of the operands, and of the product in storage type S (C) or in
+// its accumulation type (G, a weight gradient's).
 template <class S>
 struct Sets {
   std::vector<Kokkos::View<S*>> A, B, C;
-  void clear() { A.clear(), B.clear(), C.clear(); }
+  std::vector<Kokkos::View<typename sp::nn::AccOf<S>::type*>> G;
+  void clear() { A.clear(), B.clear(), C.clear(), G.clear(); }
 };
 
 class StepGemm : public sp::Technique {
@@ -104,7 +110,9 @@ class StepGemm : public sp::Technique {
     sp::Counts c;
     c.flops = 2 * m * n * k;
     c.bytes_read = (m * k + k * n) * es;
-    c.bytes_written = m * n * es;
+    // A weight gradient (tn) is written in the accumulation type: fp32, or fp64 for fp64.
+    const bool grad = p.s_or("ops", "nn") == "tn";
+    c.bytes_written = m * n * (grad ? std::max(es, 4.0) : es);
     c.dtype = p.s("dtype");  // no 16-bit roof is probed: the fp32 one stands in
     return c;
   }
@@ -153,7 +161,10 @@ class StepGemm : public sp::Technique {
     for (int q = 0; q < sets_; ++q) {
       s.A.push_back(Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), a));
       s.B.push_back(Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), b));
-      s.C.emplace_back("step_gemm_c", size_t(M_ * N_));
+      if (a_transposed())
+        s.G.emplace_back("step_gemm_g", size_t(M_ * N_));
+      else
+        s.C.emplace_back("step_gemm_c", size_t(M_ * N_));
     }
   }
 
@@ -163,28 +174,37 @@ class StepGemm : public sp::Technique {
     next_ = (next_ + 1) % sets_;
     using sp::nn::Op;
     const bool ta = a_transposed(), tb = b_transposed();
-    sp::nn::gemm(ta ? Op::T : Op::N, tb ? Op::T : Op::N, int(M_), int(N_), int(K_), s.A[q].data(), ta ? M_ : K_,
-                 s.B[q].data(), tb ? K_ : N_, s.C[q].data(), N_);
+    if (ta)
+      sp::nn::gemm(Op::T, Op::N, int(M_), int(N_), int(K_), s.A[q].data(), M_, s.B[q].data(), N_, s.G[q].data(), N_);
+    else
+      sp::nn::gemm(Op::N, tb ? Op::T : Op::N, int(M_), int(N_), int(K_), s.A[q].data(), K_, s.B[q].data(), tb ? K_ : N_,
+                   s.C[q].data(), N_);
     last_ = q;
   }
 
   // Every element is a sum of K products (Higham, eq. 3.5): |error| <=
   // gamma_K(u_acc) (|A||B|)_ij, plus one rounding u_S |C_ij| where C is
-  // stored narrower than the accumulator. The inputs are exact in S, so the
-  // reference multiplies the same values.
+  // stored narrower than the accumulator (none for a weight gradient, kept
+  // in the accumulation type). The inputs are exact in S, so the reference
+  // multiplies the same values.
   template <class S>
   sp::CheckResult check_t(Sets<S>& s) {
     using Acc = typename sp::nn::AccOf<S>::type;
     std::vector<long double> ref, absab;
     sp::reference::gemm_ref<float>(M_, N_, K_, hA_, hB_, ref, absab);
-    auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.C[size_t(last_)]);
     const double g = sp::gamma_n(static_cast<double>(K_), sp::unit_roundoff<Acc>());
-    const double u_store = store_roundoff<S>();
-    sp::Comparator cmp("gamma_K(acc)*(|A||B|)_ij + u_S |C_ij|, Higham (3.5)");
-    for (int64_t x = 0; x < M_ * N_; ++x) {
-      const double r = static_cast<double>(ref[size_t(x)]);
-      cmp.add(double(sp::nn::load(h(size_t(x)))), r, g * static_cast<double>(absab[size_t(x)]) + u_store * std::abs(r));
-    }
+    sp::Comparator cmp("gamma_K(acc)*(|A||B|)_ij + u_S |C_ij| (u_S = 0 for a weight gradient), Higham (3.5)");
+    auto compare = [&](const auto& h, double u_store) {
+      for (int64_t x = 0; x < M_ * N_; ++x) {
+        const double r = static_cast<double>(ref[size_t(x)]);
+        cmp.add(double(sp::nn::load(h(size_t(x)))), r,
+                g * static_cast<double>(absab[size_t(x)]) + u_store * std::abs(r));
+      }
+    };
+    if (a_transposed())
+      compare(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.G[size_t(last_)]), 0.0);
+    else
+      compare(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.C[size_t(last_)]), store_roundoff<S>());
     return cmp.result();
   }
 
