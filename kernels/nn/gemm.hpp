@@ -65,11 +65,21 @@ kernels::GemmOperand<const S> operand(const S* p, int64_t ld, Op op) {
 // (leading dimensions lds and ldd).
 template <class From, class To>
 SP_UNIT_LOCAL void convert(int M, int N, const From* src, int64_t lds, To* dst, int64_t ldd) {
-  Kokkos::parallel_for(
-      "nn_convert", Kokkos::RangePolicy<>(0, int64_t(M) * N), KOKKOS_LAMBDA(const int64_t idx) {
-        const int64_t i = idx / N, j = idx % N;
-        dst[i * ldd + j] = store_as<To>(kernels::gemm_widen<float>(src[i * lds + j], 0), 0);
-      });
+  if constexpr (kHostMemory) {  // a row per iteration: no index division, an inner loop that vectorises
+    Kokkos::parallel_for(
+        "nn_convert", Kokkos::RangePolicy<>(0, M), KOKKOS_LAMBDA(const int i) {
+          const From* s = src + i * lds;
+          To* d = dst + i * ldd;
+#pragma omp simd
+          for (int j = 0; j < N; ++j) d[j] = store_as<To>(kernels::gemm_widen<float>(s[j], 0), 0);
+        });
+  } else {
+    Kokkos::parallel_for(
+        "nn_convert", Kokkos::RangePolicy<>(0, int64_t(M) * N), KOKKOS_LAMBDA(const int64_t idx) {
+          const int64_t i = idx / N, j = idx % N;
+          dst[i * ldd + j] = store_as<To>(kernels::gemm_widen<float>(src[i * lds + j], 0), 0);
+        });
+  }
 }
 
 // C (M x N, leading dimension ldc) = op(A) op(B), or += when accumulating;
