@@ -157,6 +157,21 @@ void general_kernel_random_shapes() {
 TEST(ConvCheck, GeneralKernelPassesOnRandomShapesFp32) { general_kernel_random_shapes<float>(); }
 TEST(ConvCheck, GeneralKernelPassesOnRandomShapesFp64) { general_kernel_random_shapes<double>(); }
 
+#if defined(SP_HOST_AVX2) || defined(SP_HOST_AVX512)
+// The vector path's row blocks: for a 56 x 56 3x3 "same" layer of 64 channels, no row count that fits
+// the scratch computes fewer positions than the chosen one, and the chosen one computes at most 5%
+// more than the 3136 outputs (the kw - 1 = 2 unstored positions per 58-wide row are 3.4%).
+TEST(ConvCheck, DirectRowBlocksComputeTheFewestPositions) {
+  ConvSpec s;
+  s.c_in = s.c_out = 64, s.kh = s.kw = 3, s.pad_h = s.pad_w = 1;
+  const int r = direct_simd_rows_per_item<float>(s, 56, 56);
+  const int64_t chosen = direct_simd_positions<float>(s, 56, 56, r);
+  const int rmax = DirectSimdTiles<float>::scratch_bytes / (64 * 58 * int(sizeof(float))) - 2;
+  for (int q = 1; q <= rmax; ++q) EXPECT_LE(chosen, direct_simd_positions<float>(s, 56, 56, q)) << "rows " << q;
+  EXPECT_LE(chosen, 3136 * 105 / 100) << "rows per item " << r;
+}
+#endif
+
 // The strip GEMM (the pointwise kernel's and im2col's product) against the reference in fp32 and
 // fp64 on random shapes: K from 1 to beyond one 64-row slice (the partial sums of earlier slices
 // added in the store), P from below one strip to several (a slid-back last strip), C_out around
