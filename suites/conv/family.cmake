@@ -18,6 +18,26 @@ if(SP_BUILD_TESTS)
                               ${CMAKE_CURRENT_LIST_DIR}/tests/test_conv_check.cpp
                               ${CMAKE_CURRENT_LIST_DIR}/tests/test_conv_order.cpp)
 
+  # The AVX2 tiles on a host whose native code is AVX-512 (where the unit tests above run the
+  # AVX-512 tiles): a unit compiled without AVX-512 that instantiates the kernels itself, linked
+  # without the family's objects. Elsewhere the tests above already run whatever tiles the host has.
+  if(SP_NATIVE AND NOT SP_ENABLE_CUDA)
+    include(CheckCXXSourceCompiles)
+    set(CMAKE_REQUIRED_FLAGS -march=native)
+    check_cxx_source_compiles("#ifndef __AVX512F__\n#error no AVX-512\n#endif\nint main() { return 0; }"
+                              SP_NATIVE_AVX512)
+    unset(CMAKE_REQUIRED_FLAGS)
+    if(SP_NATIVE_AVX512)
+      add_executable(sp_conv_avx2_tests ${CMAKE_CURRENT_LIST_DIR}/tests/test_conv_avx2.cpp
+                                        ${PROJECT_SOURCE_DIR}/harness/tests/test_main.cpp)
+      target_compile_options(sp_conv_avx2_tests PRIVATE -mno-avx512f)
+      target_link_libraries(sp_conv_avx2_tests PRIVATE sp_harness GTest::gtest)
+      _sp_labels(labels unit)
+      gtest_discover_tests(sp_conv_avx2_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS "${labels}" ENVIRONMENT
+                                                                                  "${SP_TEST_ENV}")
+    endif()
+  endif()
+
   # Bad input: one line on stderr, exit 2, nothing written.
   sp_cli_test(conv_stride_zero 2 check --technique conv2d --set stride=0)
   sp_cli_test(conv_negative_pad 2 check --technique conv2d --set pad=-1)
