@@ -31,11 +31,12 @@
 #include "kernels/conv/conv_views.hpp"
 #include "kernels/gemm/gemm_tiled.hpp"  // SP_UNROLL, SP_MICROKERNEL_ATTR, GemmTiles
 
-// A software prefetch hint on host compilers that have one; nothing elsewhere.
+// A software prefetch hint into L2 (read, moderate temporal locality) on host compilers that have
+// one; nothing elsewhere.
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__)
-#define SP_PREFETCH(p) __builtin_prefetch(p)
+#define SP_PREFETCH_L2(p) __builtin_prefetch(p, 0, 2)
 #else
-#define SP_PREFETCH(p)
+#define SP_PREFETCH_L2(p)
 #endif
 
 // AVX2 without AVX-512 has 16 vector registers: the 12 accumulators of the
@@ -226,9 +227,12 @@ SP_UNIT_LOCAL void strip_gemm(const char* label, int batch, const StripGemm d, c
           return;
         }
         if (j0 + NR > P) c_lo = j0 - (P - NR), j0 = P - NR;  // last strip slides left; stores its new columns only
-        // Ask for the next strip of X while this one computes (K rows, P apart): more streams than the
-        // hardware prefetcher follows. A share of the slice's rows before each row block.
-        const bool pf = j0 + 3 * NR <= P;
+        // Ask for the strip of X four ahead while this one computes (K rows, P apart: more streams than
+        // the hardware prefetcher follows), a share of the slice's rows before each row block. Into L2:
+        // the strip's first reader is the copy to the stack buffer, which L2 serves in a few cycles,
+        // and four strips (32 KiB at K = 64 fp32) held in L1 would crowd out what the row blocks read
+        // there (the buffer, W's rows) and the lines of Y they store to.
+        const bool pf = j0 + 5 * NR <= P;
         const int nob = (M + MR - 1) / MR;
         T xb[StripTiles<T, Space>::PACK ? KC * NR : 1];
         for (int k0 = 0; k0 < K || k0 == 0; k0 += KC) {
@@ -243,7 +247,7 @@ SP_UNIT_LOCAL void strip_gemm(const char* label, int batch, const StripGemm d, c
             if (pf)
               for (int k = k0 + ob * kper; k < k0 + kc && k < k0 + (ob + 1) * kper; ++k)
                 for (int c = 0; c < NR; c += 64 / static_cast<int>(sizeof(T)))
-                  SP_PREFETCH(xp + int64_t(k) * P + j0 + 2 * NR + c);
+                  SP_PREFETCH_L2(xp + int64_t(k) * P + j0 + 4 * NR + c);
             const int mr = M - o0 < MR ? M - o0 : MR;
             // A last block of at most MR - 2 rows takes the (MR - 2)-row tile (M = 64 with MR = 6: 64
             // rows computed, not 66).
