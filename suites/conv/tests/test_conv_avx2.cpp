@@ -43,8 +43,9 @@ std::vector<T> values(int64_t count, uint64_t seed, double scale) {
 
 template <class T>
 void upload(const std::vector<T>& h, T* dst) {
-  Kokkos::deep_copy(Kokkos::View<T*, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(dst, h.size()),
-                    Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), h.size()));
+  Kokkos::deep_copy(
+      Kokkos::View<T*, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(dst, h.size()),
+      Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(h.data(), h.size()));
 }
 
 // The kernel on path p against conv_ref; flip: the reference's weights mirrored along kw (a
