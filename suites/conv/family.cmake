@@ -29,6 +29,7 @@ if(SP_BUILD_TESTS)
     unset(CMAKE_REQUIRED_FLAGS)
     if(SP_NATIVE_AVX512)
       add_executable(sp_conv_avx2_tests ${CMAKE_CURRENT_LIST_DIR}/tests/test_conv_avx2.cpp
+                                        ${PROJECT_SOURCE_DIR}/kernels/conv/conv_spec.cpp
                                         ${PROJECT_SOURCE_DIR}/harness/tests/test_main.cpp)
       target_compile_options(sp_conv_avx2_tests PRIVATE -mno-avx512f)
       target_link_libraries(sp_conv_avx2_tests PRIVATE sp_harness GTest::gtest)

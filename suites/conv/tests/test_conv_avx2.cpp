@@ -9,12 +9,14 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "kernels/conv/conv_dispatch.hpp"
 #include "kernels/conv/conv_im2col.hpp"
 #include "reference/conv/conv_ref.hpp"
 #include "scaleproof/compare.hpp"
+#include "suites/conv/tests/conv_cases.hpp"
 
 #ifndef SP_HOST_AVX2
 #error "this unit is compiled for AVX2 and FMA without AVX-512 (suites/conv/family.cmake)"
@@ -24,10 +26,7 @@ namespace {
 
 using namespace sp::conv;
 
-struct Case {
-  ConvSpec s;
-  int n = 1, h = 1, w = 1;
-};
+using cases::Case;
 
 enum class Path { dispatch, im2col, depthwise_streamed };
 
@@ -83,57 +82,35 @@ sp::CheckResult compare(const Case& c, Path p, bool flip = false) {
 }
 
 std::string shape(const Case& c) {
-  const ConvSpec& s = c.s;
-  return "C_in=" + std::to_string(s.c_in) + " C_out=" + std::to_string(s.c_out) + " g=" + std::to_string(s.groups) +
-         " k=" + std::to_string(s.kh) + "x" + std::to_string(s.kw) + " stride=" + std::to_string(s.stride) +
-         " pad=" + std::to_string(s.pad_h) + "," + std::to_string(s.pad_w) + " N=" + std::to_string(c.n) +
-         " H=" + std::to_string(c.h) + " W=" + std::to_string(c.w);
+  return describe(c.s) + " N=" + std::to_string(c.n) + " H=" + std::to_string(c.h) + " W=" + std::to_string(c.w);
 }
 
-// The general kernel's stride-1 vector path: channel tiles of 4 with spare rows, widths from one
-// position to several 24-position tiles (fp32; 12 fp64) across row ends, several row blocks.
+// The general kernel on the shapes of cases::general_case (three in four at stride 1: the vector
+// path's 4-channel tiles with spare rows, one position to several 24-position tiles across row ends,
+// several row blocks).
 template <class T>
 void direct_tiles() {
-  std::mt19937 g(2031);
-  auto pick = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(g); };
+  std::mt19937 g(2027);
   int checked = 0;
-  for (int i = 0; i < 40; ++i) {
+  for (int i = 0; i < 60; ++i) {
     Case c;
-    c.n = pick(1, 2);
-    c.s.groups = pick(0, 3) ? 1 : 2;
-    c.s.c_in = c.s.groups * (i % 5 == 0 ? pick(40, 90) : pick(1, 9));
-    c.s.c_out = c.s.groups * pick(1, 10);
-    c.s.kh = pick(0, 2) ? 3 : pick(1, 5);
-    c.s.kw = pick(0, 3) ? c.s.kh : pick(1, 5);
-    c.s.pad_h = pick(0, c.s.kh - 1), c.s.pad_w = pick(0, c.s.kw - 1);
-    c.h = pick(1, i % 5 == 0 ? 40 : 16), c.w = pick(1, i % 5 == 0 ? 90 : 50);
-    if (c.h + 2 * c.s.pad_h < c.s.kh || c.w + 2 * c.s.pad_w < c.s.kw) continue;
-    if (direct_path(c.s) != DirectPath::general) continue;
-    c.s.bias = pick(0, 1) == 1, c.s.act = static_cast<Act>(pick(0, 2));
+    if (!cases::general_case(g, i, c)) continue;
     const auto r = compare<T>(c, Path::dispatch);
     EXPECT_TRUE(r.passed()) << shape(c) << ", " << r.wrong << " wrong";
     ++checked;
   }
-  EXPECT_GT(checked, 25);
+  EXPECT_GT(checked, 40);
 }
 TEST(ConvAvx2, DirectTilesPassOnRandomShapesFp32) { direct_tiles<float>(); }
 TEST(ConvAvx2, DirectTilesPassOnRandomShapesFp64) { direct_tiles<double>(); }
 
-// The strip GEMM's tile (pointwise and im2col): K across 64-row slices, P from below one 16-wide
-// strip to several (a slid-back last strip), C_out around the 6-row block and its 4-row tail.
+// The strip GEMM's 6-row tile (pointwise and im2col) on the shapes of cases::strip_case.
 template <class T>
 void strip_tiles() {
-  std::mt19937 g(2032);
-  auto pick = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(g); };
-  for (int i = 0; i < 30; ++i) {
-    Case c;
-    c.n = pick(1, 3);
+  std::mt19937 g(2028);
+  for (int i = 0; i < 40; ++i) {
+    const Case c = cases::strip_case(g, i);
     const bool im2col = i % 2 == 1;
-    c.s.groups = im2col && pick(0, 1) ? 2 : 1;
-    c.s.c_in = c.s.groups * pick(1, 80), c.s.c_out = c.s.groups * pick(1, 14);
-    if (im2col && pick(0, 1)) c.s.kh = c.s.kw = 3, c.s.pad_h = c.s.pad_w = 1;
-    c.h = pick(1, 12), c.w = pick(1, 40);
-    c.s.bias = pick(0, 1) == 1, c.s.act = static_cast<Act>(pick(0, 2));
     if (!im2col) ASSERT_EQ(direct_path(c.s), DirectPath::pointwise);
     const auto r = compare<T>(c, im2col ? Path::im2col : Path::dispatch);
     EXPECT_TRUE(r.passed()) << (im2col ? "im2col " : "pointwise ") << shape(c) << ", " << r.wrong << " wrong";
@@ -142,25 +119,18 @@ void strip_tiles() {
 TEST(ConvAvx2, StripTilesPassOnRandomShapesFp32) { strip_tiles<float>(); }
 TEST(ConvAvx2, StripTilesPassOnRandomShapesFp64) { strip_tiles<double>(); }
 
-// The depthwise 3x3 stride-1 padded strips (fp32: intrinsics) at every width from 1 to 40, cached
-// and streamed stores, row padding 0-2.
+// The depthwise 3x3 padded strips (fp32: intrinsics) on cases::each_padded_layout, with cached
+// and with streamed stores.
 TEST(ConvAvx2, DepthwisePaddedStripsPassCachedAndStreamed) {
-  int i = 0;
-  for (int w = 1; w <= 40; ++w)
-    for (auto [h, pad_h] : {std::pair{7, 1}, {9, 0}, {8, 2}, {17, 1}}) {
-      Case c;
-      c.n = 1 + i % 2, c.h = h, c.w = w;
-      c.s.c_in = c.s.c_out = c.s.groups = 3;
-      c.s.kh = c.s.kw = 3, c.s.pad_h = pad_h, c.s.pad_w = 1;
-      c.s.bias = i % 3 == 0, c.s.act = static_cast<Act>(i % 3);
-      ++i;
-      ASSERT_EQ(direct_path(c.s), DirectPath::depthwise);
-      for (Path p : {Path::dispatch, Path::depthwise_streamed}) {
-        const auto r = compare<float>(c, p);
-        EXPECT_TRUE(r.passed()) << (p == Path::dispatch ? "cached " : "streamed ") << shape(c) << ", " << r.wrong
-                                << " wrong";
-      }
+  cases::each_padded_layout([](int i, int w, int h, int pad_h) {
+    const Case c = cases::padded_depthwise_case(i, w, h, pad_h);
+    ASSERT_EQ(direct_path(c.s), DirectPath::depthwise);
+    for (Path p : {Path::dispatch, Path::depthwise_streamed}) {
+      const auto r = compare<float>(c, p);
+      EXPECT_TRUE(r.passed()) << (p == Path::dispatch ? "cached " : "streamed ") << shape(c) << ", " << r.wrong
+                              << " wrong";
     }
+  });
 }
 
 // The comparison can fail: mirrored weights in the reference fail every path on a 3x3 layer.

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "kernels/conv/conv_depthwise.hpp"
+#include "suites/conv/tests/conv_cases.hpp"
 #include "reference/conv/conv_ref.hpp"
 #include "scaleproof/compare.hpp"
 #include "scaleproof/registry.hpp"
@@ -16,10 +17,7 @@ namespace {
 
 using namespace sp::conv;
 
-struct Case {
-  ConvSpec s;
-  int n = 2, h = 9, w = 19;
-};
+using cases::Case;
 
 // Kernel output of the direct back end vs the reference built with weights w_ref.
 template <class T = float>
@@ -123,30 +121,15 @@ TEST(ConvCheck, DepthwiseAndPointwiseKernelsPassOnRandomShapes) {
 }
 
 // The general kernel (conv2d_direct: its stride-1 host AVX2 or AVX-512 path tiles output positions
-// across row ends, see conv_direct_simd.hpp) against the reference and its bound on random shapes: square and
-// non-square kernels, stride 1-2, padding 0..k, groups, C_out around the register tile (a channel
-// tile with spare rows), widths from 1 (a block of fewer positions than a tile) to beyond several
-// tiles, and enough channels x width that an image splits into several row blocks. Fixed seed.
+// across row ends, see conv_direct_simd.hpp) against the reference and its bound on the shapes of
+// cases::general_case.
 template <class T>
 void general_kernel_random_shapes() {
   std::mt19937 g(2027);
-  auto pick = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(g); };
   int checked = 0;
   for (int i = 0; i < 60; ++i) {
     Case c;
-    c.n = pick(1, 2);
-    c.s.groups = pick(0, 3) ? 1 : pick(2, 3);
-    c.s.c_in = c.s.groups * (i % 5 == 0 ? pick(40, 90) : pick(1, 9));
-    c.s.c_out = c.s.groups * pick(1, 11);
-    c.s.kh = pick(0, 2) ? 3 : pick(1, 5);
-    c.s.kw = pick(0, 3) ? c.s.kh : pick(1, 5);
-    c.s.stride = pick(0, 3) ? 1 : 2;
-    c.s.pad_h = pick(0, c.s.kh), c.s.pad_w = pick(0, 3) ? c.s.pad_h : pick(0, c.s.kw);
-    c.h = pick(1, i % 5 == 0 ? 40 : 16), c.w = pick(1, i % 5 == 0 ? 90 : 50);
-    if (c.h + 2 * c.s.pad_h < c.s.kh || c.w + 2 * c.s.pad_w < c.s.kw) continue;
-    if (direct_path(c.s) != DirectPath::general) continue;
-    c.s.bias = pick(0, 1) == 1;
-    c.s.act = static_cast<Act>(pick(0, 2));
+    if (!cases::general_case(g, i, c)) continue;
     const auto r = compare<T>(c, false);
     EXPECT_TRUE(r.passed()) << "shape " << i << ": " << describe(c.s) << " N=" << c.n << " H=" << c.h << " W=" << c.w
                             << ", " << r.wrong << " wrong";
@@ -173,24 +156,13 @@ TEST(ConvCheck, DirectRowBlocksComputeTheFewestPositions) {
 #endif
 
 // The strip GEMM (the pointwise kernel's and im2col's product) against the reference in fp32 and
-// fp64 on random shapes: K from 1 to beyond one 64-row slice (the partial sums of earlier slices
-// added in the store), P from below one strip to several (a slid-back last strip), C_out around
-// the 6-row block, every activation, with and without bias; im2col on 3x3 and 1x1 layers with
-// groups. Fixed seed.
+// fp64 on the shapes of cases::strip_case.
 template <class T>
 void strip_gemm_random_shapes() {
   std::mt19937 g(2028);
-  auto pick = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(g); };
   for (int i = 0; i < 40; ++i) {
-    Case c;
-    c.n = pick(1, 3);
+    const Case c = cases::strip_case(g, i);
     const bool im2col = i % 2 == 1;
-    c.s.groups = im2col && pick(0, 1) ? 2 : 1;
-    c.s.c_in = c.s.groups * pick(1, 80), c.s.c_out = c.s.groups * pick(1, 14);
-    if (im2col && pick(0, 1)) c.s.kh = c.s.kw = 3, c.s.pad_h = c.s.pad_w = 1;
-    c.h = pick(1, 12), c.w = pick(1, 40);
-    c.s.bias = pick(0, 1) == 1;
-    c.s.act = static_cast<Act>(pick(0, 2));
     if (!im2col) ASSERT_EQ(direct_path(c.s), DirectPath::pointwise);
     const auto r = compare<T>(c, false, im2col ? Backend::im2col : Backend::direct);
     EXPECT_TRUE(r.passed()) << (im2col ? "im2col " : "pointwise ") << i << ": " << describe(c.s) << " N=" << c.n
@@ -200,27 +172,12 @@ void strip_gemm_random_shapes() {
 TEST(ConvCheck, StripGemmPassesOnRandomShapesFp32) { strip_gemm_random_shapes<float>(); }
 TEST(ConvCheck, StripGemmPassesOnRandomShapesFp64) { strip_gemm_random_shapes<double>(); }
 
-// The 3x3 stride-1 layers with one column of padding run masked strips from column 0 to W
-// (conv_depthwise.hpp, dw_plane3_padded): every width from 1 to 70 takes each of their layouts
-// (too narrow for them, whole strips only, a half-width last strip, a slid-back last strip) in
-// fp32 (16-wide strips) and fp64 (8-wide), with planes of one row block (cut at both ends), of
-// several, of fewer rows than a block, and row padding 0, 1 and 2 (runtime-cut blocks).
-// f(i, w, h, pad_h) for each, i counting from 0.
-template <class F>
-void each_padded_layout(F&& f) {
-  int i = 0;
-  for (int w = 1; w <= 70; ++w)
-    for (auto [h, pad_h] : {std::pair{1, 1}, {7, 1}, {9, 0}, {8, 2}, {14, 1}, {17, 1}}) f(i++, w, h, pad_h);
-}
-
+// The depthwise 3x3 padded strips (cases::each_padded_layout) in fp32 (16-wide strips) and fp64
+// (8-wide).
 template <class T>
 void padded_strips_cover_every_width() {
-  each_padded_layout([](int i, int w, int h, int pad_h) {
-    Case c;
-    c.n = 1 + i % 2, c.h = h, c.w = w;
-    c.s.c_in = c.s.c_out = c.s.groups = 2;
-    c.s.kh = c.s.kw = 3, c.s.pad_h = pad_h, c.s.pad_w = 1;
-    c.s.bias = i % 3 == 0, c.s.act = static_cast<Act>(i % 3);
+  cases::each_padded_layout([](int i, int w, int h, int pad_h) {
+    const Case c = cases::padded_depthwise_case(i, w, h, pad_h);
     ASSERT_EQ(direct_path(c.s), DirectPath::depthwise);
     const auto r = compare<T>(c, false);
     EXPECT_TRUE(r.passed()) << describe(c.s) << " N=" << c.n << " H=" << h << " W=" << w << ", " << r.wrong << " wrong";
@@ -234,7 +191,7 @@ TEST(ConvCheck, DepthwisePaddedStripsCoverEveryWidthFp64) { padded_strips_cover_
 // streamed path both calls take the cached one and the test checks nothing new.
 template <class T>
 void streamed_stores_equal_cached() {
-  each_padded_layout([](int i, int w, int h, int pad_h) {
+  cases::each_padded_layout([](int i, int w, int h, int pad_h) {
     ConvSpec s;
     s.c_in = s.c_out = s.groups = 3, s.kh = s.kw = 3, s.pad_h = pad_h, s.pad_w = 1;
     s.bias = i % 3 == 0, s.act = static_cast<Act>(i % 3);
