@@ -26,6 +26,8 @@
 // because NCHW keeps positions contiguous.
 // The weights are read in place (OIHW): one pointer per output channel of
 // the tile, advanced together, so no packing is needed.
+// While an item's tiles compute, the next item's input rows are prefetched
+// into L2, so that its copy into scratch does not wait on memory.
 // Loop order in an item: channel tiles outer, position tiles inner: the
 // tile's weights (OCB C_in/g kh kw values) stay in L1 while the input streams
 // from the L2-resident scratch, each input line reused by the kh row taps
@@ -196,7 +198,20 @@ SP_UNIT_LOCAL void conv2d_direct_simd(const ConvSpec& s, CTensor<T> in, CTensor<
         const T* rp = &rows(0);
         const int qend = (nr - 1) * wp + OW;  // one past the block's last output position
         const int ntq = (qend + WB - 1) / WB;
+        // The next item's input rows, a share before each tile, asked for into L2: on the host back
+        // ends a thread runs a contiguous range of items, so the next item's copy above then reads
+        // L2 instead of waiting on memory with no arithmetic to overlap.
+        const int next = item + 1, n_next = next / (nrb * G), g_next = (next / nrb) % G;
+        const int ih_next = (next % nrb) * R - s.pad_h, pairs = cin_g * in_rows;
+        const int per_tile = (pairs + ntc * ntq - 1) / (ntc * ntq);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(m, ntc * ntq), [&](const int t) {
+          if (n_next < N)
+            for (int cr = t * per_tile; cr < pairs && cr < (t + 1) * per_tile; ++cr) {
+              const int ih = ih_next + cr % in_rows;
+              if (ih < 0 || ih >= H) continue;
+              const char* row = reinterpret_cast<const char*>(&in(n_next, g_next * cin_g + cr / in_rows, ih, 0));
+              for (int x = 0; x < W * static_cast<int>(sizeof(T)); x += 64) __builtin_prefetch(row + x, 0, 2);
+            }
           const int tc = t / ntq;
           int q0 = (t % ntq) * WB, jlo = 0;
           if (q0 + WB > qend && qend >= WB) jlo = q0 - (qend - WB), q0 = qend - WB;  // slide back
