@@ -12,7 +12,6 @@
 // reads it. The block's edges are outside run(): the input is reordered at
 // bind(), the output by sync_output().
 #include <Kokkos_Core.hpp>
-#include <cmath>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -22,6 +21,7 @@
 #include "kernels/conv/conv_dispatch.hpp"
 #include "kernels/conv/conv_im2col.hpp"
 #include "suites/conv/conv_net.hpp"
+#include "suites/conv/fill_values.hpp"
 #include "suites/conv/cudnn_conv.hpp"
 #include "suites/conv/onednn_conv.hpp"
 
@@ -30,19 +30,6 @@ namespace sp::conv {
 enum class Backend { direct, im2col, onednn, onednn_plain, cudnn };
 
 inline bool is_onednn(Backend be) { return be == Backend::onednn || be == Backend::onednn_plain; }
-
-// Deterministic inputs with mixed signs, scaled by 1/sqrt(scale_by) so that
-// activations stay O(1) through stacked layers.
-template <class T>
-std::vector<T> fill_values(int64_t count, uint64_t seed, double scale_by) {
-  std::vector<T> v(count);
-  const double k = 1.0 / std::sqrt(scale_by);
-  for (int64_t i = 0; i < count; ++i) {
-    const uint64_t h = (uint64_t(i) + 1) * 0x9E3779B97F4A7C15ull ^ (seed * 0xBF58476D1CE4E5B9ull);
-    v[i] = static_cast<T>(((static_cast<int>((h >> 33) % 201)) - 100) / 100.0 * k);
-  }
-  return v;
-}
 
 inline void append_distinct(std::string& list, const std::string& item) {
   if (list.find(item) == std::string::npos) list += (list.empty() ? "" : "; ") + item;

@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -16,6 +15,7 @@
 #include "kernels/conv/conv_im2col.hpp"
 #include "reference/conv/conv_ref.hpp"
 #include "scaleproof/compare.hpp"
+#include "suites/conv/fill_values.hpp"
 #include "suites/conv/tests/conv_cases.hpp"
 
 #ifndef SP_HOST_AVX2
@@ -30,16 +30,6 @@ using cases::Case;
 
 enum class Path { dispatch, im2col, depthwise_streamed };
 
-// Deterministic mixed-sign values in [-1, 1] / sqrt(scale).
-template <class T>
-std::vector<T> values(int64_t count, uint64_t seed, double scale) {
-  std::mt19937_64 g(seed);
-  std::uniform_int_distribution<int> d(-100, 100);
-  std::vector<T> v(count);
-  for (auto& x : v) x = static_cast<T>(d(g) / 100.0 / std::sqrt(scale));
-  return v;
-}
-
 template <class T>
 void upload(const std::vector<T>& h, T* dst) {
   Kokkos::deep_copy(
@@ -53,9 +43,9 @@ template <class T>
 sp::CheckResult compare(const Case& c, Path p, bool flip = false) {
   const ConvSpec& s = c.s;
   const int oh = s.out_h(c.h), ow = s.out_w(c.w);
-  const auto hx = values<T>(int64_t(c.n) * s.c_in * c.h * c.w, 3, 1.0);
-  auto hw = values<T>(s.weight_count(), 5, double(s.macs_per_output()));
-  const auto hb = s.bias ? values<T>(s.c_out, 7, 4.0) : std::vector<T>{};
+  const auto hx = fill_values<T>(int64_t(c.n) * s.c_in * c.h * c.w, 3, 1.0);
+  auto hw = fill_values<T>(s.weight_count(), 5, double(s.macs_per_output()));
+  const auto hb = s.bias ? fill_values<T>(s.c_out, 7, 4.0) : std::vector<T>{};
   Tensor<T> x("x", c.n, s.c_in, c.h, c.w), w("w", s.c_out, s.cin_g(), s.kh, s.kw), y("y", c.n, s.c_out, oh, ow);
   Vec<T> b("b", s.c_out);
   upload(hx, x.data()), upload(hw, w.data());

@@ -6,12 +6,12 @@
 #include <random>
 
 #include "kernels/conv/conv_depthwise.hpp"
-#include "suites/conv/tests/conv_cases.hpp"
 #include "reference/conv/conv_ref.hpp"
 #include "scaleproof/compare.hpp"
 #include "scaleproof/registry.hpp"
 #include "suites/conv/conv_technique.hpp"
 #include "suites/conv/net_exec.hpp"
+#include "suites/conv/tests/conv_cases.hpp"
 
 namespace {
 
