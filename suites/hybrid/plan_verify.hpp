@@ -14,11 +14,6 @@ namespace sp::hybrid::plan {
 inline constexpr double kMaxMeanAbsError = 0.10;
 inline constexpr double kMinSpearman = 0.9;
 
-// Rounds in which every picked layout's window (its step and the figures its
-// prediction uses) is measured, one window after another in each round;
-// each figure is the median of its rounds.
-inline constexpr int kWindowRounds = 3;
-
 // Indices into a ranking of n layouts: 0..K-1, then K more evenly spread over
 // K..n-1 (both ends included for K >= 2, the middle one for K = 1); every
 // index once, ascending. Fewer when n is small.

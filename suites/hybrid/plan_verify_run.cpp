@@ -25,6 +25,9 @@ namespace sp::hybrid::plan {
 
 namespace {
 
+// Rounds of a layout's window (measure_in_window).
+constexpr int kWindowRounds = 3;
+
 const Registered* need(const std::string& name, const std::string& what) {
   const Registered* r = Registry::get().find(name);
   if (!r) throw InputError("plan --verify: " + what + " (technique " + name + ") is not in this build");
@@ -171,91 +174,83 @@ MachineFigures measure_machine(const ModelShape& m, StorageType storage, int wor
   return mf;
 }
 
-// The cases of one picked layout's window: the GEMM of every shape and
-// operand layout it multiplies (on its first and last pipeline stage, the
-// ranks the planner predicts), the attention core's forward and backward
-// call at its shape, the ring all-reduce at the size of its data-parallel
-// collectives (one chunk's parameters, in the gradients' type: beta and gamma
-// of the data-parallel link, whose per-byte costs grow once the messages
-// leave the caches), then the layout's step, which reports its element-wise
-// layers' rate at its own micro-batch and tensor-parallel width
-// (elementwise_rate.hpp: those layers timed alone, not the step).
-struct WindowCases {
-  std::map<GemmShape::Key, GemmShape> shapes;
-  AttentionWork attention;
-  std::vector<Case> cases, attn;
-  Case dp_link, step;
-  // Positions in a round's figures (window_figures): the rate of each shape,
-  // then these.
-  size_t at() const { return shapes.size(); }  // attention forward, backward seconds
-  size_t ew() const { return at() + 2; }       // element-wise rate
-  size_t secs() const { return at() + 3; }     // the step's seconds
-  size_t link() const { return at() + 4; }     // the data-parallel link's beta, gamma
-  size_t busy() const { return at() + 6; }     // the step's busy and optimizer seconds
-  size_t optim() const { return at() + 7; }
-  size_t count() const { return at() + 8; }
-};
-
-WindowCases window_cases(const ModelShape& m, const Layout& l, const Case& layout, StorageType storage) {
-  const int world = comm::size();
-  WindowCases w;
-  for (int rank : {0, (l.pp - 1) * l.dp * l.tp})
-    for (const GemmShape& g : predict_gemms(m, l, rank)) w.shapes[g.key()] = g;
-  // The attention core's shape is the same on every rank of a layout.
-  w.attention = predict_attention(m, l, 0);
-  for (const auto& kv : w.shapes) w.cases.push_back(gemm_case(kv.second, storage));
-  w.attn = attention_cases(w.attention, storage);
-  w.cases.insert(w.cases.end(), w.attn.begin(), w.attn.end());
-  const long long chunk = static_cast<long long>(blocks_per_chunk(m, l)) * block_shape(m, l).elems();
-  w.dp_link = all_reduce_case(chunk, storage == StorageType::fp64 ? "fp64" : "fp32", world);
-  if (l.dp > 1) w.cases.push_back(w.dp_link);
-  w.step = layout;
-  w.cases.push_back(layout);
-  return w;
-}
-
-// One round of a window, read back from its benchmark JSON (rank 0): the
-// figures at WindowCases' positions, -1 where a case reported none.
-std::vector<double> window_figures(const WindowCases& w, const nlohmann::json& j) {
-  std::vector<double> f(w.count(), -1.0);
-  const MachineFigures got = machine_from_bench_gemms(j);
-  size_t i = 0;
-  for (const auto& kv : w.shapes) {
-    auto it = got.gemm_rate.find(kv.first);
-    f[i++] = it == got.gemm_rate.end() ? -1.0 : it->second;
-  }
-  for (const MeasuredCase& c : read_measurements(j)) {
-    for (size_t p = 0; p < w.attn.size(); ++p)
-      if (c.technique == kStepAttention && c.params == w.attn[p].params.label()) f[w.at() + p] = c.m.seconds;
-    if (c.technique == "all_reduce" && c.params == w.dp_link.params.label()) {
-      auto beta = c.m.counters.find("beta_s_per_B"), gamma = c.m.counters.find("gamma_s_per_B");
-      if (beta != c.m.counters.end() && std::isfinite(beta->second)) f[w.link()] = beta->second;
-      if (gamma != c.m.counters.end() && std::isfinite(gamma->second)) f[w.link() + 1] = gamma->second;
-    }
-    if (c.technique != w.step.tech->info.name || c.params != w.step.params.label()) continue;
-    f[w.secs()] = c.m.seconds;
-    auto it = c.m.counters.find(kElementwiseRateCounter);
-    if (it != c.m.counters.end() && it->second > 0) f[w.ew()] = it->second;
-    for (auto [name, at] : {std::pair{"busy_s_per_step", w.busy()}, {"optimizer_s_per_step", w.optim()}}) {
-      auto p = c.m.counters.find(name);
-      if (p != c.m.counters.end() && std::isfinite(p->second) && p->second >= 0) f[at] = p->second;
-    }
-  }
-  return f;
-}
-
-// A window's result from its rounds (rank 0's; empty elsewhere), each figure
-// the median of its rounds: the figures (alpha, and the other groups' links,
-// from `base`; a step that reports no element-wise rate keeps `base`'s), the
-// same on every rank, and the step's seconds and its own parts (rank 0; 0
-// and -1 elsewhere).
+// One picked layout, measured in one window with the figures its prediction
+// uses: the GEMM rate of every shape and operand layout it multiplies (on its
+// first and last pipeline stage, the ranks the planner predicts), the
+// attention core's seconds per forward and backward call at its shape, the
+// ring all-reduce at the size of its data-parallel collectives (one chunk's
+// parameters, in the gradients' type: beta and gamma of the data-parallel
+// link, whose per-byte costs grow once the messages leave the caches), then
+// the layout's step, which reports its element-wise layers' rate at its own
+// micro-batch and tensor-parallel width (elementwise_rate.hpp: those layers
+// timed alone, not the step; a step that reports none keeps `base`'s rate),
+// in kWindowRounds rounds. On a shared machine whose speed drifts, the two
+// sides of the comparison are then seconds apart, not the length of the whole
+// verification. Returns the figures (alpha, and the other groups' links, from
+// `base`), the same on every rank, and the step's seconds and its own parts
+// (rank 0; 0 and -1 elsewhere).
 struct Window {
   MachineFigures mf;
   double step = 0, busy = -1, optimizer = -1;  // see VerifyRow
 };
 
-Window window_result(const MachineFigures& base, const WindowCases& w, const std::vector<std::vector<double>>& rounds) {
-  std::vector<double> f(w.count(), -1.0);
+Window measure_in_window(const MachineFigures& base, const ModelShape& m, const Layout& l, const Case& layout,
+                         StorageType storage, double min_time) {
+  const int world = comm::size();
+  std::map<GemmShape::Key, GemmShape> shapes;
+  for (int rank : {0, (l.pp - 1) * l.dp * l.tp})
+    for (const GemmShape& g : predict_gemms(m, l, rank)) shapes[g.key()] = g;
+  // The attention core's shape is the same on every rank of a layout.
+  const AttentionWork attention = predict_attention(m, l, 0);
+  std::vector<Case> cases;
+  for (const auto& kv : shapes) cases.push_back(gemm_case(kv.second, storage));
+  const std::vector<Case> attn = attention_cases(attention, storage);
+  cases.insert(cases.end(), attn.begin(), attn.end());
+  const long long chunk = static_cast<long long>(blocks_per_chunk(m, l)) * block_shape(m, l).elems();
+  const Case dp_link = all_reduce_case(chunk, storage == StorageType::fp64 ? "fp64" : "fp32", world);
+  if (l.dp > 1) cases.push_back(dp_link);
+  cases.push_back(layout);
+  // Rates per shape, attention forward and backward seconds, element-wise
+  // rate, step seconds, the data-parallel link's beta and gamma, the step's
+  // busy and optimizer seconds.
+  const size_t at = shapes.size(), ew = at + 2, step = at + 3, link = at + 4, busy = at + 6, optim = at + 7;
+  auto figures = [&](const nlohmann::json& j) {
+    std::vector<double> f(shapes.size() + 8, -1.0);
+    const MachineFigures got = machine_from_bench_gemms(j);
+    size_t i = 0;
+    for (const auto& kv : shapes) {
+      auto it = got.gemm_rate.find(kv.first);
+      f[i++] = it == got.gemm_rate.end() ? -1.0 : it->second;
+    }
+    for (const MeasuredCase& c : read_measurements(j)) {
+      for (size_t p = 0; p < attn.size(); ++p)
+        if (c.technique == kStepAttention && c.params == attn[p].params.label()) f[at + p] = c.m.seconds;
+      if (c.technique == "all_reduce" && c.params == dp_link.params.label()) {
+        auto beta = c.m.counters.find("beta_s_per_B"), gamma = c.m.counters.find("gamma_s_per_B");
+        if (beta != c.m.counters.end() && std::isfinite(beta->second)) f[link] = beta->second;
+        if (gamma != c.m.counters.end() && std::isfinite(gamma->second)) f[link + 1] = gamma->second;
+      }
+      if (c.technique != layout.tech->info.name || c.params != layout.params.label()) continue;
+      f[step] = c.m.seconds;
+      auto it = c.m.counters.find(kElementwiseRateCounter);
+      if (it != c.m.counters.end() && it->second > 0) f[ew] = it->second;
+      for (auto [name, at_] : {std::pair{"busy_s_per_step", busy}, {"optimizer_s_per_step", optim}}) {
+        auto p = c.m.counters.find(name);
+        if (p != c.m.counters.end() && std::isfinite(p->second) && p->second >= 0) f[at_] = p->second;
+      }
+    }
+    return f;
+  };
+  // kWindowRounds rounds of every case once, each figure the median of its
+  // rounds: a slow phase of a shared machine then falls on the figures and
+  // on the step alike, where back-to-back repetitions of each case would
+  // put it on one side only.
+  std::vector<std::vector<double>> rounds;
+  for (int r = 0; r < kWindowRounds; ++r) {
+    const nlohmann::json j = bench(cases, min_time, 1);
+    if (comm::rank() == 0) rounds.push_back(figures(j));
+  }
+  std::vector<double> f(shapes.size() + 8, -1.0);
   for (size_t i = 0; i < f.size() && !rounds.empty(); ++i) {
     std::vector<double> got;
     for (const auto& rf : rounds)
@@ -265,7 +260,7 @@ Window window_result(const MachineFigures& base, const WindowCases& w, const std
   for (double& x : f) x = comm::max(x);
   MachineFigures mf = base;
   size_t i = 0;
-  for (const auto& kv : w.shapes) {
+  for (const auto& kv : shapes) {
     const double r = f[i++];
     if (!(r > 0))
       throw InputError("plan --verify: the GEMM rate at " + std::to_string(kv.second.m) + " x " +
@@ -273,35 +268,14 @@ Window window_result(const MachineFigures& base, const WindowCases& w, const std
                        to_string(kv.second.ops) + ") could not be measured");
     mf.gemm_rate[kv.first] = r;
   }
-  if (!(f[w.at()] > 0 && f[w.at() + 1] > 0)) throw InputError("plan --verify: the attention core could not be timed");
-  mf.attention_seconds[w.attention.key()] = {f[w.at()], f[w.at() + 1]};
-  if (f[w.ew()] > 0) mf.elementwise_bw = f[w.ew()];
-  if (f[w.link()] > 0) mf.dp.beta = f[w.link()];
-  if (f[w.link() + 1] >= 0) mf.dp.gamma = f[w.link() + 1];
-  Window out{mf};
-  if (comm::rank() == 0) out.step = std::max(f[w.secs()], 0.0), out.busy = f[w.busy()], out.optimizer = f[w.optim()];
-  return out;
-}
-
-// Every picked layout's window, in kWindowRounds rounds: each round runs
-// every window's cases once (one repetition each), window after window. A
-// figure and a step's seconds are the medians of their rounds. On a shared
-// machine whose speed drifts, a layout's figures and its step are then
-// seconds apart, and a slow phase lands on the layouts of a round alike;
-// one window's rounds back to back would put a slow phase of a minute on
-// some layouts only, and reorder layouts whose steps differ by less than
-// it. Returns one window per layout, in order.
-std::vector<Window> measure_windows(const MachineFigures& base, const std::vector<WindowCases>& windows,
-                                    double min_time) {
-  std::vector<std::vector<std::vector<double>>> rounds(windows.size());
-  for (int r = 0; r < kWindowRounds; ++r)
-    for (size_t n = 0; n < windows.size(); ++n) {
-      const nlohmann::json j = bench(windows[n].cases, min_time, 1);
-      if (comm::rank() == 0) rounds[n].push_back(window_figures(windows[n], j));
-    }
-  std::vector<Window> out;
-  for (size_t i = 0; i < windows.size(); ++i) out.push_back(window_result(base, windows[i], rounds[i]));
-  return out;
+  if (!(f[at] > 0 && f[at + 1] > 0)) throw InputError("plan --verify: the attention core could not be timed");
+  mf.attention_seconds[attention.key()] = {f[at], f[at + 1]};
+  if (f[ew] > 0) mf.elementwise_bw = f[ew];
+  if (f[link] > 0) mf.dp.beta = f[link];
+  if (f[link + 1] >= 0) mf.dp.gamma = f[link + 1];
+  Window w{mf};
+  if (comm::rank() == 0) w.step = std::max(f[step], 0.0), w.busy = f[busy], w.optimizer = f[optim];
+  return w;
 }
 
 }  // namespace
@@ -361,14 +335,10 @@ VerifyResult verify(int k, StorageType storage, double min_time, const std::stri
   // The ranking used one GEMM rate; each row run is predicted again with
   // the rate of each shape it multiplies and the element-wise rate, measured
   // in the same window as its step.
-  std::vector<WindowCases> windows;
-  for (size_t i = 0; i < r.rows.size(); ++i)
-    windows.push_back(window_cases(r.model, r.rows[i].planned.layout, cases[i], storage));
-  const std::vector<Window> measured = measure_windows(r.machine, windows, min_time);
   std::vector<double> pred, meas;
   for (size_t i = 0; i < r.rows.size(); ++i) {
     VerifyRow& row = r.rows[i];
-    const Window& w = measured[i];
+    const Window w = measure_in_window(r.machine, r.model, row.planned.layout, cases[i], storage, min_time);
     const MachineFigures& mf = w.mf;
     req.machine = mf;
     row.planned.time = evaluate(req, row.planned.layout).time;
