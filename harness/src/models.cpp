@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "measure_case.hpp"
+#include "scaleproof/vendors.hpp"
 
 namespace sp {
 
@@ -113,7 +115,16 @@ void demote_unfailable(std::vector<Verdict>& vs) {
     }
 }
 
-std::vector<Verdict> judge(const std::vector<MeasuredCase>& cases, const Machine& machine) {
+NotAtBest not_at_best(const nlohmann::json& manifest) {
+  NotAtBest out;
+  if (!manifest.contains("vendors") || !manifest["vendors"].is_object()) return out;
+  for (auto& [lib, facts] : manifest["vendors"].items())
+    if (facts.is_object() && facts.contains(kVendorNotAtBest) && facts[kVendorNotAtBest].is_string())
+      out[lib] = facts[kVendorNotAtBest].get<std::string>();
+  return out;
+}
+
+std::vector<Verdict> judge(const std::vector<MeasuredCase>& cases, const Machine& machine, const NotAtBest& weak) {
   std::vector<Verdict> out;
   auto& reg = Registry::get();
   for (auto& c : cases) {
@@ -158,6 +169,13 @@ std::vector<Verdict> judge(const std::vector<MeasuredCase>& cases, const Machine
       v.note = buf;
       if (seen.find(',') != std::string::npos) v.note += "; the fastest of " + seen;
       if (interleaved) v.note += "; calls timed in turn";
+      std::set<std::string> libraries;  // of the ways: one note per library
+      for (auto& var : r->info.variants)
+        if (is_way(var.name) && weak.count(var.library)) libraries.insert(var.library);
+      for (auto& lib : libraries) {
+        v.status = Status::info;
+        v.note += "; " + lib + " not at its best (" + weak.at(lib) + "): reported, not judged";
+      }
       out.push_back(v);
     }
   }

@@ -234,7 +234,7 @@ int cmd_run(const RunOptions& o, const RunContext& rc) {
   dir->write_json("job.json", job);
   auto measured = read_measurements(bench);
   Machine machine = derive_machine(measured);
-  auto verdicts = judge(measured, machine);
+  auto verdicts = judge(measured, machine, not_at_best(manifest));
   dir->write_json("machine.json", to_json(machine));
   dir->write_json("verdicts.json", to_json(verdicts));
   const std::string note = draw_plots("roofline_plot.py", dir->path(""));

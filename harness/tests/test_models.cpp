@@ -138,6 +138,42 @@ TEST(Models, FasterThanTheRoofFails) {
   EXPECT_TRUE(found);
 }
 
+// A baseline whose library a user's setting kept from its best
+// implementation (vendor fact kVendorNotAtBest) gives a ratio that is not a
+// result: the verdict is INFO with the reason, and PASS or FAIL otherwise.
+TEST(Models, BaselineNotAtItsBestIsReportedNotJudged) {
+  const auto* gemm = sp::Registry::get().find("gemm");
+  ASSERT_NE(gemm, nullptr);
+  const std::string base = gemm->info.baseline;
+  if (base.empty()) GTEST_SKIP() << "no vendor GEMM in this build";
+  std::string lib;
+  for (auto& v : gemm->info.variants)
+    if (v.name == base) lib = v.library;
+  for (double vendor_us : {2000.0, 500.0}) {  // the kernel at 2x and at 0.5x the baseline
+    nlohmann::json j = {{"benchmarks",
+                         {entry("gemm/gemm/kokkos/dtype=fp64,M=100,N=100,K=100", 1000, 2e6, 1e6),
+                          entry("gemm/gemm/" + base + "/dtype=fp64,M=100,N=100,K=100", vendor_us, 2e6, 1e6)}}};
+    auto cases = sp::read_measurements(j);
+    const nlohmann::json manifest = {{"vendors", {{lib, {{"core", "Old"}, {"not_at_best", "core Old runs"}}}}}};
+    const sp::NotAtBest weak = sp::not_at_best(manifest);
+    ASSERT_EQ(weak.size(), 1u);
+    EXPECT_EQ(weak.at(lib), "core Old runs");
+    auto find = [&](const std::vector<sp::Verdict>& vs) {
+      for (auto& v : vs)
+        if (v.quantity == "throughput vs " + base) return v;
+      ADD_FAILURE() << "no throughput verdict";
+      return sp::Verdict{};
+    };
+    const sp::Verdict judged = find(sp::judge(cases, sp::derive_machine(cases)));
+    EXPECT_EQ(judged.status, vendor_us > 1000 ? sp::Status::pass : sp::Status::fail);
+    const sp::Verdict weak_v = find(sp::judge(cases, sp::derive_machine(cases), weak));
+    EXPECT_EQ(weak_v.status, sp::Status::info);
+    EXPECT_NE(weak_v.note.find(lib + " not at its best (core Old runs)"), std::string::npos) << weak_v.note;
+    EXPECT_DOUBLE_EQ(weak_v.ratio, judged.ratio);
+  }
+  EXPECT_TRUE(sp::not_at_best(nlohmann::json{{"vendors", {{lib, {{"core", "Best"}}}}}}).empty());
+}
+
 TEST(Models, NonFiniteValuesReadBackAsNaN) {
   // A verdict whose prediction is NaN is written as null (JSON has no NaN) and
   // must read back, not abort the report; a null cv time is skipped.

@@ -33,12 +33,19 @@ std::string core_rule() {
 
 sp::VendorFacts describe_openblas(int threads) {
   openblas_set_num_threads(threads);
-  return {{"core", openblas_get_corename()},
-          {"core_rule", core_rule()},
-          {"config", openblas_get_config()},
-          {"parallel", parallel_name(openblas_get_parallel())},
-          {"threads", std::to_string(openblas_get_num_threads())},
-          {"threads_rule", "openblas_set_num_threads(threads per rank): the Kokkos kernel's thread count"}};
+  const std::string core = openblas_get_corename();
+  sp::VendorFacts facts = {
+      {"core", core},
+      {"core_rule", core_rule()},
+      {"config", openblas_get_config()},
+      {"parallel", parallel_name(openblas_get_parallel())},
+      {"threads", std::to_string(openblas_get_num_threads())},
+      {"threads_rule", "openblas_set_num_threads(threads per rank): the Kokkos kernel's thread count"}};
+  // A core below the CPU's level that still runs (a user's OPENBLAS_CORETYPE,
+  // kept as set, or a setting the library did not take) handicaps the baseline.
+  const std::string best = sp::gemm::openblas_core_override(core, sp::gemm::host_cpu_vectors());
+  if (!best.empty()) facts.push_back({sp::kVendorNotAtBest, "core " + core + " runs where this CPU takes " + best});
+  return facts;
 }
 
 // The library's best core for this CPU where its detection fell back to an older one.

@@ -20,6 +20,12 @@ inline std::vector<std::pair<std::string, VendorHook>>& vendors() {
   return v;
 }
 
+// The fact a library's hook adds, with the reason, where the library does
+// not run the best implementation it has for this machine (a user's setting
+// chose a slower one): a ratio against it measures the setting, not the
+// library, so verdicts against it are reported, not judged (judge()).
+inline constexpr const char* kVendorNotAtBest = "not_at_best";
+
 struct VendorRegistrar {
   VendorRegistrar(const std::string& name, VendorHook hook) { vendors().push_back({name, std::move(hook)}); }
 };
