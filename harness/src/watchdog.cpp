@@ -4,9 +4,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -41,7 +41,11 @@ struct Job {
   double timeout_s = 0;
   int nranks = 1;
   std::thread thread;
-  std::atomic<bool> stopping{false};
+  // stop() wakes the watcher at once: a poll that slept on would hold every
+  // command's exit for up to one poll period.
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool stopping = false;
 };
 Job job;
 
@@ -106,8 +110,11 @@ void watch() {
   using clock = std::chrono::steady_clock;
   Signature last = signature(job.dir);
   auto changed_at = clock::now();
-  while (!job.stopping.load()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(job.mutex);
+      if (job.wake.wait_for(lock, std::chrono::milliseconds(100), [] { return job.stopping; })) return;
+    }
     Signature now = signature(job.dir);
     if (now != last) {
       last = std::move(now);
@@ -179,12 +186,17 @@ void start(const CLI::App& app) {
   job.nranks = comm::size();
   heartbeat::start(dir);
   comm::barrier();  // every rank's file exists before rank 0 watches (or removes) the folder
+  job.stopping = false;
   if (comm::rank() == 0) job.thread = std::thread(watch);
 }
 
 void stop() {
   if (job.dir.empty()) return;
-  job.stopping = true;
+  {
+    std::lock_guard<std::mutex> lock(job.mutex);
+    job.stopping = true;
+  }
+  job.wake.notify_all();
   if (job.thread.joinable()) job.thread.join();
   if (job.owned && comm::rank() == 0) {
     std::error_code ec;
