@@ -158,13 +158,17 @@ class StepGemm : public sp::Technique {
       for (int64_t j = 0; j < N_; ++j)
         b(b_transposed() ? j * K_ + k : k * N_ + j) = sp::nn::store_as<S>(hB_[k * N_ + j], 0);
     s.clear();
+    // Every product writes all of its C (or G) and reads none of it: no
+    // initialisation, which for 16-bit types is an element-by-element pass
+    // over every copy.
+    using Kokkos::view_alloc, Kokkos::WithoutInitializing;
     for (int q = 0; q < sets_; ++q) {
       s.A.push_back(Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), a));
       s.B.push_back(Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), b));
       if (a_transposed())
-        s.G.emplace_back("step_gemm_g", size_t(M_ * N_));
+        s.G.emplace_back(view_alloc(std::string("step_gemm_g"), WithoutInitializing), size_t(M_ * N_));
       else
-        s.C.emplace_back("step_gemm_c", size_t(M_ * N_));
+        s.C.emplace_back(view_alloc(std::string("step_gemm_c"), WithoutInitializing), size_t(M_ * N_));
     }
   }
 
