@@ -12,6 +12,19 @@ double physical_memory_bytes() {
   return pages > 0 && page > 0 ? static_cast<double>(pages) * page : INFINITY;
 }
 
+CpuVectors host_cpu_vectors() {
+  CpuVectors c;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  c.avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  c.avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+             __builtin_cpu_supports("avx512vl");
+  c.avx512_bf16 = c.avx512 && __builtin_cpu_supports("avx512bf16");
+#endif
+  return c;
+}
+
 double reported_last_level_cache_bytes() {
   // Asked once: kernels consult it on every launch.
   static const double bytes = [] {

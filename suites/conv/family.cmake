@@ -16,7 +16,15 @@ if(SP_BUILD_TESTS)
   # composition, the checker rejecting a wrong kernel, bad-input validation.
   sp_unit_tests(sp_conv_tests ${CMAKE_CURRENT_LIST_DIR}/tests/test_conv_models.cpp
                               ${CMAKE_CURRENT_LIST_DIR}/tests/test_conv_check.cpp
-                              ${CMAKE_CURRENT_LIST_DIR}/tests/test_conv_order.cpp)
+                              ${CMAKE_CURRENT_LIST_DIR}/tests/test_conv_order.cpp
+                              ${CMAKE_CURRENT_LIST_DIR}/tests/test_onednn_isa.cpp)
+  # oneDNN's dispatch ISA in the manifest, and a user's cap below the CPU's
+  # level reported as not at its best, end to end.
+  if(SP_ENABLE_ONEDNN)
+    add_test(NAME onednn_isa_level COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/tests/onednn_isa_test.sh
+                                           $<TARGET_FILE:scaleproof>)
+    set_tests_properties(onednn_isa_level PROPERTIES LABELS "cli;conv" ENVIRONMENT "${SP_TEST_ENV}")
+  endif()
 
   # The AVX2 tiles on a host whose native code is AVX-512 (where the unit tests above run the
   # AVX-512 tiles): a unit compiled without AVX-512 that instantiates the kernels itself, linked

@@ -6,7 +6,9 @@
 #include <omp.h>
 #endif
 
+#include "scaleproof/host.hpp"
 #include "scaleproof/vendors.hpp"
+#include "suites/conv/onednn_isa.hpp"
 
 namespace sp::conv {
 
@@ -151,12 +153,18 @@ sp::VendorFacts describe_onednn(int) {
 #ifdef _OPENMP
   threads = omp_get_max_threads();
 #endif
-  return {{"version", std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch)},
-          {"threads", std::to_string(threads)},
-          {"threads_rule", "shares Kokkos's OpenMP runtime: omp_get_max_threads()"},
-          {"layout",
-           "conv baselines: format_tag::any (oneDNN's choice, per case in verdicts' notes); "
-           "*_onednn_plain: nchw/oihw"}};
+  const unsigned isa = static_cast<unsigned>(dnnl_get_effective_cpu_isa());
+  sp::VendorFacts facts = {
+      {"version", std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch)},
+      {"threads", std::to_string(threads)},
+      {"threads_rule", "shares Kokkos's OpenMP runtime: omp_get_max_threads()"},
+      {"isa", onednn_isa_name(isa)},
+      {"layout",
+       "conv baselines: format_tag::any (oneDNN's choice, per case in verdicts' notes); "
+       "*_onednn_plain: nchw/oihw"}};
+  const std::string shortfall = onednn_isa_shortfall(isa, sp::host_cpu_vectors());
+  if (!shortfall.empty()) facts.push_back({sp::kVendorNotAtBest, shortfall});
+  return facts;
 }
 
 SP_REGISTER_VENDOR("onednn", describe_onednn);

@@ -7,19 +7,6 @@
 
 namespace sp::gemm {
 
-CpuVectors host_cpu_vectors() {
-  CpuVectors c;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  __builtin_cpu_init();
-  c.avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  c.avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
-             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-             __builtin_cpu_supports("avx512vl");
-  c.avx512_bf16 = c.avx512 && __builtin_cpu_supports("avx512bf16");
-#endif
-  return c;
-}
-
 int openblas_core_level(const std::string& core) {
   // The x86-64 cores of OpenBLAS's DYNAMIC_ARCH list (driver/others/dynamic.c), by the vector
   // instructions their kernels use.

@@ -8,18 +8,14 @@
 // OPENBLAS_CORETYPE, openblas_vendor.cpp).
 #include <string>
 
+#include "scaleproof/host.hpp"
+
 namespace sp::gemm {
 
-// The vector instructions the OpenBLAS cores need, as this CPU has them.
-struct CpuVectors {
-  bool avx2_fma = false;     // Haswell, Zen
-  bool avx512 = false;       // F, CD, BW, DQ, VL: SkylakeX
-  bool avx512_bf16 = false;  // and BF16: Cooperlake
-};
-
-// This CPU's (the compiler's cpu-supports checks, which include the operating
-// system's support for the registers).
-CpuVectors host_cpu_vectors();
+// The vector instructions the OpenBLAS cores need (AVX2 + FMA: Haswell,
+// Zen; AVX-512: SkylakeX; and BF16: Cooperlake), as this CPU has them.
+using sp::CpuVectors;
+using sp::host_cpu_vectors;
 
 // Vector level of an OpenBLAS core name (openblas_get_corename(), any case):
 // 1 SSE2/SSE3 cores, 2 AVX, 3 AVX2 + FMA, 4 AVX-512; 0 for a name not listed
