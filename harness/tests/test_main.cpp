@@ -1,7 +1,10 @@
-// Unit tests run with Kokkos up (some tests run real techniques).
+// Unit tests run with Kokkos up (some tests run real techniques), under the
+// host heap policy scaleproof sets before anything allocates (host_heap.hpp),
+// so that techniques run here as they run in the tool.
 #include <Kokkos_Core.hpp>
 
 #include "gtest_run.hpp"
+#include "host_heap.hpp"
 #include "scaleproof/comm.hpp"
 
 int main(int argc, char** argv) {
@@ -9,6 +12,7 @@ int main(int argc, char** argv) {
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
   }
+  sp::keep_freed_host_memory();
   sp::comm::init(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);
   Kokkos::initialize(argc, argv);
