@@ -6,28 +6,18 @@
 # is below the CPU's level, so that ratios against it are not judged.
 set -euo pipefail
 bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-bench() {  # bench NAME [VAR=VALUE...]: one short GEMM run, its manifest's OpenBLAS facts as "core|rule|not_at_best"
-  local name=$1
-  shift
-  env -u OPENBLAS_CORETYPE -u SCALEPROOF_VENDOR_ENV "$@" "$bin" --threads 1 bench -t gemm --size small \
-    --min-time 0.001 -r 1 --db none --out "$tmp" --name "$name" >/dev/null 2>"$tmp/$name.err" ||
-    { cat "$tmp/$name.err"; exit 1; }
-  python3 -c 'import json,sys; o=json.load(open(sys.argv[1]))["vendors"]["openblas"]; print(o["core"] + "|" + o["core_rule"] + "|" + o.get("not_at_best", "-"))' \
-    "$tmp/$name/manifest.json"
-}
-flags=$(grep -m1 '^flags' /proc/cpuinfo || true)
-has() { [[ " $flags " == *" $1 "* ]]; }
+source "$(dirname "$0")/../../../harness/tests/vendor_facts.sh"
+VENDOR_UNSET="OPENBLAS_CORETYPE SCALEPROOF_VENDOR_ENV"
+facts() { vendor_facts "$bin" "$1" openblas "core|core_rule|not_at_best" gemm small "${@:2}"; }
 level=1
-if has avx2 && has fma; then level=3; fi
-if has avx512f && has avx512cd && has avx512bw && has avx512dq && has avx512vl; then level=4; fi
+if cpu_has avx2 fma; then level=3; fi
+if cpu_has avx512f avx512cd avx512bw avx512dq avx512vl; then level=4; fi
 case $level in
   4) ok="skylakex cooperlake sapphirerapids" ;;
   3) ok="haswell zen skylakex cooperlake sapphirerapids" ;;
   *) echo "openblas_core_test: no AVX2 here, nothing to check"; exit 0 ;;
 esac
-got=$(bench plain)
+got=$(facts plain)
 core=${got%%|*}
 lower=$(tr '[:upper:]' '[:lower:]' <<<"$core")
 if [[ " $ok " != *" $lower "* || "$got" != *"|-" ]]; then
@@ -35,7 +25,7 @@ if [[ " $ok " != *" $lower "* || "$got" != *"|-" ]]; then
   exit 1
 fi
 echo "ok: core $core (${got#*|})"
-got=$(bench user OPENBLAS_CORETYPE=Haswell)
+got=$(facts user OPENBLAS_CORETYPE=Haswell)
 if [[ $level == 4 ]]; then
   want="Haswell|OPENBLAS_CORETYPE=Haswell as set|core Haswell runs where this CPU takes "
 else
