@@ -22,6 +22,7 @@
 #include "scaleproof/registry.hpp"
 #include "suites/hybrid/per_storage.hpp"
 #include "suites/hybrid/step_sets.hpp"
+#include "suites/hybrid/touched_buffer.hpp"
 
 namespace {
 
@@ -140,11 +141,8 @@ class StepAttention : public sp::Technique {
     for (size_t x = 0; x < hdo_.size(); ++x) o(x) = sp::nn::store_as<S>(hdo_[x], 0);
     using Mem = Kokkos::DefaultExecutionSpace::memory_space;
     sets.clear();
-    // The passes write all of P, O, dS and dQKV before reading them: no
-    // initialisation (for 16-bit types an element-by-element pass per copy).
-    auto buffer = [](const char* name, size_t count) {
-      return Kokkos::View<S*>(Kokkos::view_alloc(std::string(name), Kokkos::WithoutInitializing), count);
-    };
+    // The passes write all of P, O, dS and dQKV before reading them.
+    auto buffer = [](const char* name, size_t count) { return sp::hybrid::touched_buffer<S>(name, count); };
     for (int k = 0; k < sets_; ++k) {
       Buffers<S> b;
       b.qkv = Kokkos::create_mirror_view_and_copy(Mem(), q);

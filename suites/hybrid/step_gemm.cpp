@@ -28,6 +28,7 @@
 #include "scaleproof/registry.hpp"
 #include "suites/hybrid/per_storage.hpp"
 #include "suites/hybrid/step_sets.hpp"
+#include "suites/hybrid/touched_buffer.hpp"
 
 namespace {
 
@@ -158,17 +159,15 @@ class StepGemm : public sp::Technique {
       for (int64_t j = 0; j < N_; ++j)
         b(b_transposed() ? j * K_ + k : k * N_ + j) = sp::nn::store_as<S>(hB_[k * N_ + j], 0);
     s.clear();
-    // Every product writes all of its C (or G) and reads none of it: no
-    // initialisation, which for 16-bit types is an element-by-element pass
-    // over every copy.
-    using Kokkos::view_alloc, Kokkos::WithoutInitializing;
+    // Every product writes all of its C (or G) and reads none of it.
+    using Acc = typename sp::nn::AccOf<S>::type;
     for (int q = 0; q < sets_; ++q) {
       s.A.push_back(Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), a));
       s.B.push_back(Kokkos::create_mirror_view_and_copy(Kokkos::DefaultExecutionSpace::memory_space(), b));
       if (a_transposed())
-        s.G.emplace_back(view_alloc(std::string("step_gemm_g"), WithoutInitializing), size_t(M_ * N_));
+        s.G.push_back(sp::hybrid::touched_buffer<Acc>("step_gemm_g", size_t(M_ * N_)));
       else
-        s.C.emplace_back(view_alloc(std::string("step_gemm_c"), WithoutInitializing), size_t(M_ * N_));
+        s.C.push_back(sp::hybrid::touched_buffer<S>("step_gemm_c", size_t(M_ * N_)));
     }
   }
 
