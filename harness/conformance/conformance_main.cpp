@@ -9,6 +9,7 @@
 
 #include "../tests/gtest_run.hpp"
 #include "checker.hpp"
+#include "launch.hpp"
 #include "scaleproof/comm.hpp"
 #include "scaleproof/registry.hpp"
 
@@ -43,9 +44,11 @@ class ConformanceCase : public ::testing::Test {
 
 int main(int argc, char** argv) {
   // Listing (CTest's discovery) runs one process without MPI or Kokkos: the
-  // single-rank tests are the ones CTest runs one entry each.
+  // single-rank tests are the ones CTest runs one entry each. MPI starts
+  // here under a launcher; a process no launcher started is rank 0 of 1 and
+  // starts MPI only if a check uses the world communicator (comm.hpp).
   const bool listing = sp::testing::listing_only(argc, argv);
-  if (!listing) sp::comm::init(&argc, &argv);
+  if (!listing && sp::under_launcher()) sp::comm::init(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);
   // Test names say how many ranks they need, so each CTest entry can filter.
   const int nranks = listing ? 1 : sp::comm::size();

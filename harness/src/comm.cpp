@@ -8,9 +8,10 @@ namespace sp::comm {
 static bool we_initialized = false;
 
 void init(int* argc, char*** argv) {
-  int flag = 0;
+  int flag = 0, fin = 0;
   MPI_Initialized(&flag);
-  if (!flag) {
+  MPI_Finalized(&fin);
+  if (!flag && !fin) {
     int provided = 0;
     MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
     we_initialized = true;
@@ -22,14 +23,25 @@ void finalize() {
   if (we_initialized && !flag) MPI_Finalize();
 }
 bool have_mpi() { return true; }
-MPI_Comm world() { return MPI_COMM_WORLD; }
 static bool up() {
   int init = 0, fin = 0;
   MPI_Initialized(&init);
   MPI_Finalized(&fin);
   return init && !fin;
 }
-// Before init (a test binary listing its tests) the process is rank 0 of 1.
+// A process that no launcher started and that has not called init is rank 0
+// of 1: the reductions below return their argument, and the first use of
+// the communicator itself starts MPI then (on the calling thread, which
+// must be the main one: MPI_THREAD_FUNNELED). Test binaries start that way,
+// so that a test which never communicates does not pay for MPI's start-up.
+MPI_Comm world() {
+  if (!up()) init(nullptr, nullptr);
+  return MPI_COMM_WORLD;
+}
+MPI_Comm self() {
+  world();
+  return MPI_COMM_SELF;
+}
 int rank() {
   int r = 0;
   if (!up()) return 0;
@@ -42,10 +54,12 @@ int size() {
   MPI_Comm_size(MPI_COMM_WORLD, &s);
   return s;
 }
-void barrier() { MPI_Barrier(MPI_COMM_WORLD); }
+void barrier() {
+  if (up()) MPI_Barrier(MPI_COMM_WORLD);
+}
 static double reduce_d(double v, MPI_Op op) {
   double out = v;
-  MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, op, MPI_COMM_WORLD);
+  if (up()) MPI_Allreduce(&v, &out, 1, MPI_DOUBLE, op, MPI_COMM_WORLD);
   return out;
 }
 double max(double v) { return reduce_d(v, MPI_MAX); }
@@ -53,12 +67,12 @@ double min(double v) { return reduce_d(v, MPI_MIN); }
 double sum(double v) { return reduce_d(v, MPI_SUM); }
 long long sum(long long v) {
   long long out = v;
-  MPI_Allreduce(&v, &out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (up()) MPI_Allreduce(&v, &out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   return out;
 }
 bool all(bool v) {
-  int in = v ? 1 : 0, out = 0;
-  MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  int in = v ? 1 : 0, out = in;
+  if (up()) MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
   return out != 0;
 }
 std::vector<double> all_gather(double v) {
@@ -76,7 +90,7 @@ std::string library_version() {
   return nl == std::string::npos ? s : s.substr(0, nl);
 }
 void abort(int code) {
-  MPI_Abort(MPI_COMM_WORLD, code);
+  if (up()) MPI_Abort(MPI_COMM_WORLD, code);
   std::_Exit(code);
 }
 #else

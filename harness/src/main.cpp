@@ -116,7 +116,11 @@ std::string join_argv(int argc, char** argv) {
 int main(int argc, char** argv) {
   restart_with_vendor_environment(argv);  // may start this process again: before anything else starts
   keep_freed_host_memory();               // before MPI, Kokkos or any technique allocates
-  comm::init(&argc, &argv);
+  // Every rank of a launched job starts MPI here. A process no launcher
+  // started is rank 0 of 1 and starts MPI at its first use of the world
+  // communicator (comm.hpp): a command that never communicates (bad input,
+  // list, report, a self-launching run's parent) does not pay for it.
+  if (under_launcher()) comm::init(&argc, &argv);
   const std::string command_line = join_argv(argc, argv);
   CLI::App app{"ScaleProof: conformance and benchmarks for AI-training compute and communication techniques"};
   app.require_subcommand(1);

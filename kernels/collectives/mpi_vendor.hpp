@@ -17,6 +17,7 @@
 
 #include "kernels/collectives/fp16.hpp"
 #include "kernels/comm/ring.hpp"
+#include "scaleproof/comm.hpp"
 
 namespace sp::coll::mpi {
 
@@ -59,7 +60,7 @@ inline MPI_Datatype fp16_type() {
     MPI_Type_commit(&h.type);
     int key = MPI_KEYVAL_INVALID;
     MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &free_fp16_handles, &key, nullptr);
-    MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr);
+    MPI_Comm_set_attr(comm::self(), key, nullptr);
   }
   return h.type;
 }

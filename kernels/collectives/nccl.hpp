@@ -16,6 +16,7 @@
 
 #include "kernels/collectives/fp16.hpp"
 #include "kernels/comm/ring.hpp"
+#include "scaleproof/comm.hpp"
 #include "kernels/comm/transport.hpp"
 
 namespace sp::coll::nccl {
@@ -44,11 +45,12 @@ class Comm {
 
  private:
   Comm() {
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    MPI_Comm world = sp::comm::world();
+    MPI_Comm_rank(world, &rank_);
+    MPI_Comm_size(world, &size_);
     ncclUniqueId id;
     if (rank_ == 0) ok(ncclGetUniqueId(&id), "ncclGetUniqueId");
-    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, world);
     ok(cudaStreamCreate(&stream_), "cudaStreamCreate");
     ok(ncclCommInitRank(&comm_, size_, id, rank_), "ncclCommInitRank");
   }

@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "kernels/hybrid/step.hpp"
+#include "scaleproof/comm.hpp"
 
 namespace sp::hybrid {
 
@@ -40,7 +41,7 @@ template <class S>
 ParamValues one_rank_masters(const ModelShape& m, const Layout& l, int steps, const precision::ScalerConfig& sc = {},
                              int* skipped = nullptr, bool in_order = false) {
 #ifdef SP_HAVE_MPI
-  HybridStep<S> solo(m, one_rank_layout(l), 0, MPI_COMM_SELF);
+  HybridStep<S> solo(m, one_rank_layout(l), 0, sp::comm::self());
 #else
   HybridStep<S> solo(m, one_rank_layout(l), 0);
 #endif

@@ -12,7 +12,10 @@
 
 namespace sp::comm {
 
-void init(int* argc, char*** argv);  // MPI_Init_thread if built with MPI
+// MPI_Init_thread if built with MPI. Until it runs (or after finalize) the
+// process is rank 0 of 1: rank() 0, size() 1, the reductions return their
+// argument, barrier() returns; world() runs it on first use.
+void init(int* argc, char*** argv);
 void finalize();
 bool have_mpi();
 int rank();
@@ -27,7 +30,8 @@ std::vector<double> all_gather(double v);  // every rank's v, by rank, on every 
 std::string library_version();             // "MPICH 4.0.2 ..." or "none"
 [[noreturn]] void abort(int code);
 #ifdef SP_HAVE_MPI
-MPI_Comm world();
+MPI_Comm world();  // starts MPI first if init has not run (main thread only)
+MPI_Comm self();   // MPI_COMM_SELF, started as world() is
 #endif
 
 }  // namespace sp::comm

@@ -126,7 +126,7 @@ TEST(HybridMatrix, Fp32PipelineIsBitwiseTheOneRankStep) {
   std::map<std::pair<int, int64_t>, float> want;
   {
 #ifdef SP_HAVE_MPI
-    HybridStep<float> solo(m, one, 0, MPI_COMM_SELF);
+    HybridStep<float> solo(m, one, 0, sp::comm::self());
 #else
     HybridStep<float> solo(m, one, 0);
 #endif

@@ -46,7 +46,7 @@ Outcome<S> run(const ModelShape& m, Layout l, int steps, const sp::precision::Sc
                double weight = 1, int inject_at = -1) {
   l.storage = storage_of<S>();
 #ifdef SP_HAVE_MPI
-  HybridStep<S> st(m, l, 0, MPI_COMM_SELF);
+  HybridStep<S> st(m, l, 0, sp::comm::self());
 #else
   HybridStep<S> st(m, l, 0);
 #endif
