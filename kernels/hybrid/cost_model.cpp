@@ -16,8 +16,10 @@ namespace {
 // (gradients, Adam's moments and, with 16-bit storage, the fp32 master
 // weights and the data-parallel gradient reductions): 8 for fp64, else 4.
 double storage_bytes(const Layout& l) { return element_bytes(l.storage); }
-double acc_bytes(const Layout& l) { return l.storage == StorageType::fp64 ? 8 : 4; }
-bool mixed(const Layout& l) { return l.storage == StorageType::fp16 || l.storage == StorageType::bf16; }
+double acc_bytes(StorageType s) { return s == StorageType::fp64 ? 8 : 4; }
+double acc_bytes(const Layout& l) { return acc_bytes(l.storage); }
+bool mixed(StorageType s) { return s == StorageType::fp16 || s == StorageType::bf16; }
+bool mixed(const Layout& l) { return mixed(l.storage); }
 
 // The quantities of a rank that every prediction starts from.
 struct RankView {
@@ -191,9 +193,6 @@ double predict_elementwise_bytes(const ModelShape& m, const Layout& l, int rank)
   // Loss gradient on the rank holding the last chunk: read output and
   // target, write the gradient, per micro-batch.
   if (r.c.pp == l.pp - 1) elems += double(l.micro_batches) * 3 * r.nh;
-  // Adam: read parameter, gradient and both moments, write parameter and
-  // both moments, over the elements this rank updates.
-  elems += 7 * l.v * (l.zero_stage >= 1 ? r.shard : r.pc);
   // ZeRO 2, 3: a B op's blocks write their gradients into a buffer of their
   // own (the two layer norms' parameter gradients copied there, not added:
   // one read of 2h fewer each per block pass), whose reduce-scattered shard
@@ -206,6 +205,25 @@ double predict_elementwise_bytes(const ModelShape& m, const Layout& l, int rank)
   if (l.zero_stage >= 2) elems -= blocks * 2 * 2 * h, bytes += ops * 3 * r.shard * acc_bytes(l);
   if (l.zero_stage == 3) elems += 2 * ops * 2 * r.shard;
   return elems * storage_bytes(l) + bytes;
+}
+
+OptimizerElems optimizer_elems(const ModelShape& m, const Layout& l, int rank) {
+  const RankView r = view(m, l, rank);
+  OptimizerElems e;
+  e.updated = l.v * (l.zero_stage >= 1 ? r.shard : r.pc);
+  e.grads = l.v * (l.zero_stage >= 2 ? r.shard : r.pc);
+  return e;
+}
+
+double optimizer_phase_bytes(const OptimizerElems& e, StorageType storage) {
+  const double kA = acc_bytes(storage), kF = element_bytes(storage);
+  double bytes = 7 * e.updated * kA + e.grads * kA;                       // Adam; the zero fill
+  if (mixed(storage)) bytes += 3 * e.grads * kA + e.updated * (kA + kF);  // unscale and count; the rounded copy
+  return bytes;
+}
+
+double predict_optimizer_bytes(const ModelShape& m, const Layout& l, int rank) {
+  return optimizer_phase_bytes(optimizer_elems(m, l, rank), l.storage);
 }
 
 }  // namespace sp::hybrid

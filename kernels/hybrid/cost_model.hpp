@@ -49,12 +49,29 @@ std::vector<GemmShape> predict_gemms(const ModelShape& m, const Layout& l, int r
 // The attention core's calls per step on this rank and their softmax bytes
 // (a part of predict_gemms' products and predict_elementwise_bytes' bytes).
 AttentionWork predict_attention(const ModelShape& m, const Layout& l, int rank);
-// Bytes the element-wise passes of one step read and write on this rank,
-// each operand counted once per pass (docs/planner.md, "Time model"): layer
-// norms, softmax, GeLU and residual adds of every block (forward, backward
-// and recomputed forward), the loss gradient on the last stage, and Adam
-// over the parameters this rank updates.
+// Bytes the element-wise passes of one step's schedule read and write on
+// this rank, each operand counted once per pass (docs/planner.md, "Time
+// model"): layer norms, softmax, GeLU and residual adds of every block
+// (forward, backward and recomputed forward), the loss gradient on the last
+// stage, and ZeRO 2-3's per-operation gradient and parameter copies.
 double predict_elementwise_bytes(const ModelShape& m, const Layout& l, int rank);
+
+// The elements the phase after the schedule streams on one rank: those its
+// Adam updates (its ZeRO 1-3 shard of every chunk, else every chunk) and its
+// gradient accumulators (shards from ZeRO 2 on).
+struct OptimizerElems {
+  double updated = 0, grads = 0;
+};
+OptimizerElems optimizer_elems(const ModelShape& m, const Layout& l, int rank);
+// Bytes that phase's kernels read and write (docs/planner.md, "Time model"):
+// with 16-bit storage the gradients' unscaling (read, write) and inf/NaN
+// count (read); Adam (read parameter - the fp32 master with 16-bit storage -
+// gradient and both moments, write parameter and moments); with 16-bit
+// storage the rounded working copy (read master, write parameter); the
+// gradients zeroed for the next step (write). What predict_optimizer_bytes
+// counts and what the optimizer's rate is measured on.
+double optimizer_phase_bytes(const OptimizerElems& e, StorageType storage);
+double predict_optimizer_bytes(const ModelShape& m, const Layout& l, int rank);
 
 // Elements one block's element-wise passes read and write on one micro-batch
 // of n rows (width h, local MLP width fl, `probs` softmax elements), forward

@@ -53,7 +53,9 @@ StepTime predict_step_time(const StepWork& w, const MachineFigures& mf) {
   const double busy = t.compute + t.tp + t.pp;
   const double pipelined = busy / (1 - t.bubble_fraction);
   t.bubble = pipelined - busy;
-  t.total = pipelined + t.dp;
+  const double obw = mf.optimizer_bw > 0 ? mf.optimizer_bw : mf.elementwise_bw;
+  t.optimizer = obw > 0 ? w.optimizer_bytes / obw : 0.0;
+  t.total = pipelined + t.dp + t.optimizer;
   return t;
 }
 

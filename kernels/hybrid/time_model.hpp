@@ -11,8 +11,11 @@
 //   pipeline  = (compute + tensor-parallel + point-to-point) / (1 - f),
 //               f = mp::predicted_bubble(schedule, p, m, v), the bubble's
 //               share of the pipelined phase
-//   step      = pipeline + data-parallel collectives (after the pipeline
-//               drains; not overlapped with it)
+//   optimizer = optimizer bytes / the optimizer kernels' bandwidth (Adam,
+//               the gradients' zero fill; with 16-bit storage unscaling and
+//               the rounded copy), after the pipeline drains
+//   step      = pipeline + data-parallel collectives + optimizer (after the
+//               pipeline drains; not overlapped with it)
 // All quantities are per rank and per step; the work description is filled
 // from a cost model (the planner) or by hand (tests), never measured here.
 #include <cstdint>
@@ -72,7 +75,8 @@ struct AttentionWork {
 
 struct StepWork {
   std::vector<GemmShape> gemms;          // every GEMM shape this rank runs per step, each shape once
-  double elementwise_bytes = 0;          // bytes the element-wise passes read and write per step
+  double elementwise_bytes = 0;          // bytes the schedule's element-wise passes read and write per step
+  double optimizer_bytes = 0;            // bytes the phase after the schedule streams (Adam and the rest)
   AttentionWork attention;               // the attention core, a part of both
   GroupWork tp, dp;                      // tensor- and data-parallel collectives
   double pp_messages = 0, pp_bytes = 0;  // pipeline point-to-point sends
@@ -94,6 +98,9 @@ struct MachineFigures {
   // Bytes per second of the element-wise passes; 0: not measured, the
   // element-wise term is left out (named figures and presets).
   double elementwise_bw = 0;
+  // Bytes per second of the optimizer phase's kernels, measured over the
+  // elements a rank updates; 0: the element-wise bandwidth stands in.
+  double optimizer_bw = 0;
   // Seconds per forward and per backward call of the attention core
   // measured at a shape AttentionWork::key(); where the work's shape has
   // them they replace its products' and softmax's share of the two terms.
@@ -110,6 +117,7 @@ struct StepTime {
   double compute = 0, tp = 0, pp = 0, dp = 0;  // seconds of each part
   double gemm = 0, elementwise = 0;            // compute = gemm + elementwise + attention
   double attention = 0;                        // the attention core where measured, else 0 (in the other two)
+  double optimizer = 0;                        // the optimizer phase's kernels (0 when no bandwidth is known)
   double bubble = 0;                           // seconds idle in the pipeline's fill and drain
   double bubble_fraction = 0;                  // f, of the pipelined phase
   double total = 0;

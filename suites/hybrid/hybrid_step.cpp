@@ -15,7 +15,9 @@
 // transports against kernels/hybrid/cost_model.cpp, band [1, 1] on every
 // rank; FLOP/s against the GEMM's rate; the schedule's bubble (reported).
 // Counter elementwise_bytes_per_s: the element-wise layers' rate at the
-// layout's micro-batch (elementwise_rate.hpp), the planner's calibration.
+// layout's micro-batch (elementwise_rate.hpp), and optimizer_bytes_per_s:
+// the optimizer phase's kernels over this rank's elements
+// (optimizer_rate.hpp): the planner's calibration.
 // Counters busy_s_per_step (in F and B operations, pipeline waits excluded)
 // and optimizer_s_per_step (the phase after the schedule: ZeRO 0/1
 // reductions, Adam, all-gathers), each the largest over ranks: the measured
@@ -36,6 +38,7 @@
 #include "suites/hybrid/hybrid_counts.hpp"
 #include "suites/hybrid/hybrid_params.hpp"
 #include "suites/hybrid/one_rank_step.hpp"
+#include "suites/hybrid/optimizer_rate.hpp"
 
 namespace {
 
@@ -107,7 +110,7 @@ class HybridStepTechnique : public sp::nn::GemmRateTechnique {
       case StorageType::bf16: sb16_ = std::make_unique<HybridStep<sp::precision::bf16_t>>(model_, layout_, rank); break;
     }
     reference_.reset();
-    gemm_at_.clear(), elementwise_rate_ = 0;
+    gemm_at_.clear(), elementwise_rate_ = optimizer_rate_ = 0;
     with([&](auto& st) { st.load(); });
   }
 
@@ -200,6 +203,16 @@ class HybridStepTechnique : public sp::nn::GemmRateTechnique {
                                   : elementwise_rate<float>(n, h, fl);
     }
     out[kElementwiseRateCounter] = elementwise_rate_;
+    // The optimizer phase's kernels over this rank's elements (the same
+    // calibration's other rate).
+    if (optimizer_rate_ == 0) {
+      const OptimizerElems e = optimizer_elems(model_, layout_, rank);
+      optimizer_rate_ = s64_    ? optimizer_rate<double>(e)
+                        : s16_  ? optimizer_rate<sp::precision::fp16_t>(e)
+                        : sb16_ ? optimizer_rate<sp::precision::bf16_t>(e)
+                                : optimizer_rate<float>(e);
+    }
+    out[kOptimizerRateCounter] = optimizer_rate_;
   }
 
   void teardown() override {
@@ -239,7 +252,7 @@ class HybridStepTechnique : public sp::nn::GemmRateTechnique {
   std::unique_ptr<HybridStep<sp::precision::bf16_t>> sb16_;
   std::unique_ptr<ref::Model> reference_;
   StepCounters last_;
-  double elementwise_rate_ = 0;
+  double elementwise_rate_ = 0, optimizer_rate_ = 0;
 };
 
 SP_REGISTER_TECHNIQUE(HybridStepTechnique);

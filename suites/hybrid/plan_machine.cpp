@@ -14,6 +14,7 @@
 #include "harness/src/results.hpp"
 #include "scaleproof/params.hpp"
 #include "suites/hybrid/elementwise_rate.hpp"
+#include "suites/hybrid/optimizer_rate.hpp"
 
 namespace sp::hybrid::plan {
 
@@ -97,7 +98,7 @@ MachineFigures machine_from_bench_gemms(const nlohmann::json& bench) {
 MachineFigures machine_from_bench(const nlohmann::json& bench, const std::string& what) {
   // Latency from the smallest message's calibration (where alpha dominates
   // the time), per-byte costs from the largest's (where beta and gamma do).
-  double smallest = INFINITY, largest = -1, stream = 0, layers = 0;
+  double smallest = INFINITY, largest = -1, stream = 0, layers = 0, optimizer = 0;
   Link small, large;
   const std::vector<MeasuredCase> cases = read_measurements(bench);
   const MachineFigures gemms = gemm_rates(cases);
@@ -108,9 +109,10 @@ MachineFigures machine_from_bench(const nlohmann::json& bench, const std::string
     };
     if (c.technique == "stream_triad" && c.variant == "kokkos" && c.m.seconds > 0)
       stream = std::max(stream, counter("bytes") / c.m.seconds);
-    // The step's own element-wise layers' rate (hybrid_step's counter).
-    const double ew = counter(kElementwiseRateCounter);
+    // The step's own element-wise layers' and optimizer's rates (hybrid_step's counters).
+    const double ew = counter(kElementwiseRateCounter), opt = counter(kOptimizerRateCounter);
     if (std::isfinite(ew) && ew > 0) layers = std::max(layers, ew);
+    if (std::isfinite(opt) && opt > 0) optimizer = std::max(optimizer, opt);
     if (c.technique == "all_reduce" && c.variant == "ring" && !std::isnan(counter("alpha_s"))) {
       const double count = static_cast<double>(Params::parse(c.params).i_or("count", 0));
       const Link l{counter("alpha_s"), counter("beta_s_per_B"), counter("gamma_s_per_B")};
@@ -129,6 +131,7 @@ MachineFigures machine_from_bench(const nlohmann::json& bench, const std::string
   // The element-wise layers' measured rate where a step reported it, else
   // the STREAM triad's bandwidth.
   mf.elementwise_bw = layers > 0 ? layers : std::isfinite(stream) ? stream : 0.0;
+  mf.optimizer_bw = optimizer;  // 0: the element-wise bandwidth stands in
   return mf;
 }
 
@@ -184,6 +187,10 @@ MachineFigures machine_from_file(const std::string& path) {
       if (!(bw >= 0) || !std::isfinite(bw))
         throw InputError("--machine " + file + ": elementwise_bytes_per_s must be >= 0");
       mf.elementwise_bw = bw;
+      const double obw = m.value("optimizer_bytes_per_s", 0.0);
+      if (!(obw >= 0) || !std::isfinite(obw))
+        throw InputError("--machine " + file + ": optimizer_bytes_per_s must be >= 0");
+      mf.optimizer_bw = obw;
       return mf;
     }
   } catch (const nlohmann::json::exception& e) {
@@ -215,6 +222,7 @@ nlohmann::json to_json(const MachineFigures& m) {
           {"gemm_rates", shapes},
           {"attention_seconds", attention},
           {"elementwise_bytes_per_s", m.elementwise_bw},
+          {"optimizer_bytes_per_s", m.optimizer_bw},
           {"alpha_s", m.dp.alpha},
           {"beta_s_per_B", m.dp.beta},
           {"gamma_s_per_B", m.dp.gamma},
@@ -245,6 +253,10 @@ std::string describe(const MachineFigures& m) {
   }
   if (m.elementwise_bw > 0) {
     std::snprintf(buf, sizeof buf, ", element-wise %.4g GB/s", m.elementwise_bw / 1e9);
+    s += buf;
+  }
+  if (m.optimizer_bw > 0) {
+    std::snprintf(buf, sizeof buf, ", optimizer %.4g GB/s", m.optimizer_bw / 1e9);
     s += buf;
   }
   if (!m.attention_seconds.empty()) {

@@ -19,7 +19,8 @@ MachineFigures machine_from_file(const std::string& path);
 // The best median rate of the project's GEMM (technique gemm, variant kokkos)
 // over all shapes, and the best at each shape (M, N, K); as the element-wise
 // rate the best elementwise_bytes_per_s a case reported (the step's layers),
-// else the best STREAM triad bandwidth (0 when neither ran); and the ring
+// else the best STREAM triad bandwidth (0 when neither ran); as the
+// optimizer's the best optimizer_bytes_per_s (0 when none); and the ring
 // all-reduce's calibration: alpha at its smallest count, beta and gamma at
 // its largest.
 MachineFigures machine_from_bench(const nlohmann::json& bench, const std::string& what);

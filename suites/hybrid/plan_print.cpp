@@ -55,6 +55,7 @@ nlohmann::json candidate_json(const Candidate& c) {
             {"gemm", c.time.gemm},
             {"elementwise", c.time.elementwise},
             {"attention", c.time.attention},
+            {"optimizer", c.time.optimizer},
             {"tp", c.time.tp},
             {"pp", c.time.pp},
             {"dp", c.time.dp},
@@ -150,19 +151,21 @@ std::string verify_table(const VerifyResult& v) {
   s += "machine measured on these ranks: " + describe(v.machine) + "\n";
   // The predicted step's parts (time_model.hpp): GEMMs, element-wise
   // passes, the attention core, communication of every group, the
-  // pipeline's bubble; then the step's own measured parts: seconds in F and
-  // B operations (pipeline waits excluded) and in the phase after the
-  // schedule (ZeRO 0/1 reductions, Adam, all-gathers), "-" where the step
-  // does not report them.
-  s += fmt("%6s  %-50s %12s %12s %8s   %9s %9s %9s %9s %9s   %9s %9s\n", "place", "layout", "predicted s", "measured s",
-           "error", "gemm s", "elem s", "attn s", "comm s", "bubble s", "F+B s", "optim s");
+  // optimizer phase's kernels, the pipeline's bubble; then the step's own
+  // measured parts: seconds in F and B operations (pipeline waits excluded)
+  // and in the phase after the schedule (ZeRO 0/1 reductions, Adam,
+  // all-gathers, the wait for the slowest rank), "-" where the step does not
+  // report them.
+  s += fmt("%6s  %-50s %12s %12s %8s   %9s %9s %9s %9s %9s %9s   %9s %9s\n", "place", "layout", "predicted s",
+           "measured s", "error", "gemm s", "elem s", "attn s", "comm s", "optim s", "bubble s", "F+B s", "optim s");
   auto part = [](double x) { return x >= 0 ? fmt("%9.4f", x) : fmt("%9s", "-"); };
   for (const VerifyRow& r : v.rows) {
     const StepTime& t = r.planned.time;
     const double e = r.measured > 0 ? (t.total - r.measured) / r.measured : NAN;
-    s += fmt("%6d  %-50s %12.5g %12.5g %+7.1f%%   %9.4f %9.4f %9.4f %9.4f %9.4f   %s %s\n", r.position + 1,
+    s += fmt("%6d  %-50s %12.5g %12.5g %+7.1f%%   %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f   %s %s\n", r.position + 1,
              describe(r.planned.layout).c_str(), t.total, r.measured, 100 * e, t.gemm, t.elementwise, t.attention,
-             t.tp + t.pp + t.dp, t.bubble, part(r.measured_busy).c_str(), part(r.measured_optimizer).c_str());
+             t.tp + t.pp + t.dp, t.optimizer, t.bubble, part(r.measured_busy).c_str(),
+             part(r.measured_optimizer).c_str());
   }
   for (const std::string& why : v.refused) s += "refused by the step, not run: " + why + "\n";
   s += fmt("mean absolute error %.1f%% (band <= %.0f%%): %s\n", 100 * v.mae, 100 * kMaxMeanAbsError,

@@ -17,6 +17,7 @@
 #include "scaleproof/comm.hpp"
 #include "scaleproof/measure.hpp"
 #include "suites/hybrid/elementwise_rate.hpp"
+#include "suites/hybrid/optimizer_rate.hpp"
 #include "suites/hybrid/plan_machine.hpp"
 #include "suites/hybrid/plan_verify.hpp"
 #include "suites/hybrid/step_sets.hpp"
@@ -154,12 +155,13 @@ MachineFigures measure_machine(const ModelShape& m, StorageType storage, int wor
   // whose rate replaces the triad's bandwidth where the step reports one.
   cases.push_back(calibration_case(step, m, storage, world));
   const nlohmann::json j = bench(cases, min_time);
-  double f[5] = {-1, -1, -1, -1, -1};
+  double f[6] = {-1, -1, -1, -1, -1, -1};
   std::string err;
   if (comm::rank() == 0) {
     try {
       const MachineFigures mf = machine_from_bench(j, "plan --verify");
       f[0] = mf.gemm_flops, f[1] = mf.tp.alpha, f[2] = mf.tp.beta, f[3] = mf.tp.gamma, f[4] = mf.elementwise_bw;
+      f[5] = mf.optimizer_bw;
     } catch (const InputError& e) {
       err = e.what();
     }
@@ -170,6 +172,7 @@ MachineFigures measure_machine(const ModelShape& m, StorageType storage, int wor
   MachineFigures mf;
   mf.gemm_flops = f[0];
   mf.elementwise_bw = f[4];
+  mf.optimizer_bw = std::max(f[5], 0.0);
   mf.tp = mf.dp = mf.pp = Link{f[1], f[2], f[3]};
   return mf;
 }
@@ -183,7 +186,9 @@ MachineFigures measure_machine(const ModelShape& m, StorageType storage, int wor
 // link, whose per-byte costs grow once the messages leave the caches), then
 // the layout's step, which reports its element-wise layers' rate at its own
 // micro-batch and tensor-parallel width (elementwise_rate.hpp: those layers
-// timed alone, not the step; a step that reports none keeps `base`'s rate),
+// timed alone, not the step; a step that reports none keeps `base`'s rate)
+// and its optimizer kernels' rate over its rank's elements
+// (optimizer_rate.hpp, likewise),
 // in kWindowRounds rounds. On a shared machine whose speed drifts, the two
 // sides of the comparison are then seconds apart, not the length of the whole
 // verification. Returns the figures (alpha, and the other groups' links, from
@@ -212,10 +217,11 @@ Window measure_in_window(const MachineFigures& base, const ModelShape& m, const 
   cases.push_back(layout);
   // Rates per shape, attention forward and backward seconds, element-wise
   // rate, step seconds, the data-parallel link's beta and gamma, the step's
-  // busy and optimizer seconds.
-  const size_t at = shapes.size(), ew = at + 2, step = at + 3, link = at + 4, busy = at + 6, optim = at + 7;
+  // busy and optimizer seconds, the optimizer kernels' rate.
+  const size_t at = shapes.size(), ew = at + 2, step = at + 3, link = at + 4, busy = at + 6, optim = at + 7,
+               orate = at + 8, nf = at + 9;
   auto figures = [&](const nlohmann::json& j) {
-    std::vector<double> f(shapes.size() + 8, -1.0);
+    std::vector<double> f(nf, -1.0);
     const MachineFigures got = machine_from_bench_gemms(j);
     size_t i = 0;
     for (const auto& kv : shapes) {
@@ -234,6 +240,8 @@ Window measure_in_window(const MachineFigures& base, const ModelShape& m, const 
       f[step] = c.m.seconds;
       auto it = c.m.counters.find(kElementwiseRateCounter);
       if (it != c.m.counters.end() && it->second > 0) f[ew] = it->second;
+      it = c.m.counters.find(kOptimizerRateCounter);
+      if (it != c.m.counters.end() && it->second > 0) f[orate] = it->second;
       for (auto [name, at_] : {std::pair{"busy_s_per_step", busy}, {"optimizer_s_per_step", optim}}) {
         auto p = c.m.counters.find(name);
         if (p != c.m.counters.end() && std::isfinite(p->second) && p->second >= 0) f[at_] = p->second;
@@ -250,7 +258,7 @@ Window measure_in_window(const MachineFigures& base, const ModelShape& m, const 
     const nlohmann::json j = bench(cases, min_time, 1);
     if (comm::rank() == 0) rounds.push_back(figures(j));
   }
-  std::vector<double> f(shapes.size() + 8, -1.0);
+  std::vector<double> f(nf, -1.0);
   for (size_t i = 0; i < f.size() && !rounds.empty(); ++i) {
     std::vector<double> got;
     for (const auto& rf : rounds)
@@ -271,6 +279,7 @@ Window measure_in_window(const MachineFigures& base, const ModelShape& m, const 
   if (!(f[at] > 0 && f[at + 1] > 0)) throw InputError("plan --verify: the attention core could not be timed");
   mf.attention_seconds[attention.key()] = {f[at], f[at + 1]};
   if (f[ew] > 0) mf.elementwise_bw = f[ew];
+  if (f[orate] > 0) mf.optimizer_bw = f[orate];
   if (f[link] > 0) mf.dp.beta = f[link];
   if (f[link + 1] >= 0) mf.dp.gamma = f[link + 1];
   Window w{mf};

@@ -139,7 +139,8 @@ TEST(PlanMachine, EachOperandLayoutKeepsItsOwnRate) {
 
 // The step's own element-wise layers' rate (hybrid_step's counter
 // elementwise_bytes_per_s, the best where several cases report one) replaces
-// the triad's bandwidth; a case without it leaves the triad's.
+// the triad's bandwidth; a case without it leaves the triad's. Its optimizer
+// kernels' rate (optimizer_bytes_per_s) likewise, and survives a plan's JSON.
 TEST(PlanMachine, TheStepsElementwiseRateReplacesTheTriad) {
   json b = {{"benchmarks", json::array()}};
   auto& v = b["benchmarks"];
@@ -148,9 +149,15 @@ TEST(PlanMachine, TheStepsElementwiseRateReplacesTheTriad) {
   v.push_back(
       entry("collectives/all_reduce/ring/count=256,dtype=fp32,op=sum,inplace=1", 5, calibration(1e-6, 7e-10, 3e-10)));
   EXPECT_EQ(plan::machine_from_bench(b, "test").elementwise_bw, 25165824 / 1e-3);
-  v.push_back(entry("hybrid/hybrid_step/kokkos/dp=2,mb=1", 900, {{"elementwise_bytes_per_s", 3e8}}));
-  v.push_back(entry("hybrid/hybrid_step/kokkos/dp=2,mb=2", 800, {{"elementwise_bytes_per_s", 5e8}}));
-  EXPECT_EQ(plan::machine_from_bench(b, "test").elementwise_bw, 5e8);
+  EXPECT_EQ(plan::machine_from_bench(b, "test").optimizer_bw, 0.0);  // none reported: left to the element-wise
+  v.push_back(entry("hybrid/hybrid_step/kokkos/dp=2,mb=1", 900,
+                    {{"elementwise_bytes_per_s", 3e8}, {"optimizer_bytes_per_s", 7e8}}));
+  v.push_back(entry("hybrid/hybrid_step/kokkos/dp=2,mb=2", 800,
+                    {{"elementwise_bytes_per_s", 5e8}, {"optimizer_bytes_per_s", 6e8}}));
+  const MachineFigures m = plan::machine_from_bench(b, "test");
+  EXPECT_EQ(m.elementwise_bw, 5e8);
+  EXPECT_EQ(m.optimizer_bw, 7e8);  // the step's optimizer kernels, the best reported
+  EXPECT_EQ(read_back({{"machine", plan::to_json(m)}}).optimizer_bw, 7e8);
 }
 
 // The attention core's times (step_attention, variant kokkos): the fastest
@@ -216,6 +223,9 @@ TEST(PlanMachine, APlanJsonWithANonPositiveRateOrTimeIsRefused) {
   json j = good;
   j["machine"]["gemm_rates"][0]["flops"] = nullptr;
   EXPECT_THROW(read_back(j), sp::InputError);
+  j = good;
+  j["machine"]["optimizer_bytes_per_s"] = -1.0;
+  EXPECT_TRUE(refused(j, "optimizer_bytes_per_s"));
 }
 
 TEST(PlanMachine, JsonRoundTripKeepsTheTensorParallelLink) {

@@ -108,6 +108,28 @@ TEST(PlanTimeModel, ComputeIsEachShapeAtItsOwnRatePlusElementwiseBytesOverBandwi
   EXPECT_DOUBLE_EQ(predict_step_time(w, one).gemm, total_flops(w) / 1e12);
 }
 
+TEST(PlanTimeModel, TheOptimizerPhaseFollowsThePipelineAtItsOwnBandwidth) {
+  MachineFigures mf = machine();
+  mf.elementwise_bw = 5e10;
+  StepWork w = work();
+  w.schedule = K::one_f_one_b, w.p = 4, w.m = 4, w.v = 1;  // f = 3/7
+  const StepTime before = predict_step_time(w, mf);
+  EXPECT_EQ(before.optimizer, 0.0);
+  w.optimizer_bytes = 2e8;
+  // Without a bandwidth of its own the element-wise one stands in.
+  const StepTime t = predict_step_time(w, mf);
+  EXPECT_EQ(t.optimizer, 2e8 / 5e10);
+  mf.optimizer_bw = 1e10;
+  const StepTime o = predict_step_time(w, mf);
+  EXPECT_EQ(o.optimizer, 2e8 / 1e10);
+  // After the pipeline drains: added once, not stretched by the bubble.
+  EXPECT_EQ(o.bubble, before.bubble);
+  EXPECT_EQ(o.total, before.total + o.optimizer);
+  // No bandwidth at all (named figures): left out.
+  MachineFigures none = machine();
+  EXPECT_EQ(predict_step_time(w, none).optimizer, 0.0);
+}
+
 TEST(PlanTimeModel, BubbleStretchesThePipelinedPhaseByThePaperRatio) {
   const MachineFigures mf = machine();
   for (auto [k, p, m, v] : {std::tuple{K::gpipe, 4, 4, 1}, std::tuple{K::one_f_one_b, 8, 32, 1},

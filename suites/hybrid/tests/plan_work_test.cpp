@@ -1,6 +1,7 @@
 // The work description the planner's time model runs on: the GEMM shapes
-// with their counts and the element-wise bytes of one step, against counts
-// made by hand from the block's passes (docs/planner.md, "Time model").
+// with their counts, the element-wise bytes of one step's schedule and the
+// bytes of the phase after it, against counts made by hand from the block's
+// passes and the optimizer's kernels (docs/planner.md, "Time model").
 #include <gtest/gtest.h>
 
 #include <tuple>
@@ -35,13 +36,13 @@ TEST(PlanWork, HandCountsOfOneBlockPass) {
   EXPECT_EQ(kBlockParams, 800.0);
 }
 
-TEST(PlanWork, ElementwiseBytesAreTheBlocksLossAndAdamByHand) {
+TEST(PlanWork, ElementwiseBytesAreTheBlocksAndLossByHand) {
   const ModelShape m = tiny();
   Layout l;  // dp = tp = pp = 1, fp32 (4 bytes)
   l.micro_batches = 2;
-  // 2 micro-batches x 2 blocks; loss: 2 x 3 x (16 x 8); Adam: 7 x 2 blocks' parameters.
-  const double plain = 4 * (kFwd + kBwd) + 2 * 3 * 128 + 7 * 2 * kBlockParams;
-  EXPECT_EQ(plain, 39616.0);
+  // 2 micro-batches x 2 blocks; loss: 2 x 3 x (16 x 8).
+  const double plain = 4 * (kFwd + kBwd) + 2 * 3 * 128;
+  EXPECT_EQ(plain, 28416.0);
   EXPECT_EQ(predict_elementwise_bytes(m, l, 0), 4 * plain);
 
   // Checkpointing recomputes every block's forward once more.
@@ -57,15 +58,14 @@ TEST(PlanWork, ElementwiseBytesAreTheBlocksLossAndAdamByHand) {
   // Two pipeline stages of one block each: only the last has the loss.
   Layout pp = l;
   pp.pp = 2;
-  const double stage = 2 * (kFwd + kBwd) + 7 * kBlockParams;
+  const double stage = 2 * (kFwd + kBwd);
   EXPECT_EQ(predict_elementwise_bytes(m, pp, 0), 4 * stage);
   EXPECT_EQ(predict_elementwise_bytes(m, pp, 1), 4 * (stage + 2 * 3 * 128));
 
-  // ZeRO-1 over 2 data-parallel ranks: 1 micro-batch of 2 samples each,
-  // Adam over half of the 1600 parameters.
+  // ZeRO-1 over 2 data-parallel ranks: 1 micro-batch of 2 samples each.
   Layout z = l;
   z.dp = 2, z.micro_batches = 1, z.zero_stage = 1;
-  EXPECT_EQ(predict_elementwise_bytes(m, z, 0), 4 * (2 * (kFwd + kBwd) + 3 * 128 + 7 * 800.0));
+  EXPECT_EQ(predict_elementwise_bytes(m, z, 0), 4 * (2 * (kFwd + kBwd) + 3 * 128));
 
   // ZeRO-2: the B op's blocks write their layer-norm parameter gradients
   // (2 norms x 2h = 32 elements a block, 2 blocks) instead of adding them in,
@@ -73,7 +73,7 @@ TEST(PlanWork, ElementwiseBytesAreTheBlocksLossAndAdamByHand) {
   // the accumulated one: 3 x 800 elements of 4 bytes.
   Layout z2 = z;
   z2.zero_stage = 2;
-  const double zero2 = 2 * (kFwd + kBwd) + 3 * 128 + 7 * 800.0 - 2 * 32;
+  const double zero2 = 2 * (kFwd + kBwd) + 3 * 128 - 2 * 32;
   EXPECT_EQ(predict_elementwise_bytes(m, z2, 0), 4 * zero2 + 4 * 3 * 800.0);
   // In bf16 storage the element-wise passes move 2 bytes an element, the
   // gradient shard's add still 4 (fp32 gradients).
@@ -85,6 +85,36 @@ TEST(PlanWork, ElementwiseBytesAreTheBlocksLossAndAdamByHand) {
   Layout z3 = z2;
   z3.zero_stage = 3;
   EXPECT_EQ(predict_elementwise_bytes(m, z3, 0), 4 * (zero2 + 2 * 2 * 800.0) + 4 * 3 * 800.0);
+}
+
+TEST(PlanWork, OptimizerBytesAreAdamTheZeroFillAndTheMixedPrecisionPassesByHand) {
+  const ModelShape m = tiny();  // 2 blocks of 800 parameters
+  Layout l;
+  // fp32: Adam reads parameter, gradient and both moments and writes three
+  // of them over 1600 elements; the 1600 gradients are zeroed; 4 bytes each.
+  EXPECT_EQ(predict_optimizer_bytes(m, l, 0), 4 * (7 * 1600.0 + 1600));
+  Layout f64 = l;
+  f64.storage = StorageType::fp64;
+  EXPECT_EQ(predict_optimizer_bytes(m, f64, 0), 8 * (7 * 1600.0 + 1600));
+  // Two stages: each updates and zeroes its own block.
+  Layout pp = l;
+  pp.pp = 2;
+  EXPECT_EQ(predict_optimizer_bytes(m, pp, 1), 4 * (7 * 800.0 + 800));
+  // ZeRO-1 over 2 ranks: Adam over this rank's 800, all 1600 gradients zeroed;
+  // ZeRO-2: the gradients are a shard too.
+  Layout z = l;
+  z.dp = 2, z.zero_stage = 1;
+  EXPECT_EQ(predict_optimizer_bytes(m, z, 1), 4 * (7 * 800.0 + 1600));
+  z.zero_stage = 2;
+  EXPECT_EQ(predict_optimizer_bytes(m, z, 1), 4 * (7 * 800.0 + 800));
+  // bf16 storage, ZeRO-1: the fp32 gradients unscaled (read, write) and
+  // counted (read), Adam on the fp32 master, the master read and the bf16
+  // parameter written, the gradients zeroed.
+  Layout h = l;
+  h.dp = 2, h.zero_stage = 1, h.storage = StorageType::bf16;
+  EXPECT_EQ(predict_optimizer_bytes(m, h, 0), 4 * 3 * 1600.0 + 4 * 7 * 800.0 + (4 + 2) * 800.0 + 4 * 1600.0);
+  EXPECT_EQ(optimizer_elems(m, h, 0).updated, 800.0);
+  EXPECT_EQ(optimizer_elems(m, h, 0).grads, 1600.0);
 }
 
 TEST(PlanWork, GemmShapesAreDistinctCountedAndSumToTheFlops) {
@@ -158,7 +188,7 @@ TEST(PlanWork, AttentionCallsAreTheBlockPassesAndTheirProductsAndSoftmaxBytesAre
   // same count without it (kFwd and kBwd hold 2 x 256 and 3 x 256).
   Layout l;
   l.micro_batches = 2;
-  const double without = 4 * (4 * (kFwd - 2 * 256 + kBwd - 3 * 256) + 2 * 3 * 128 + 7 * 2 * kBlockParams);
+  const double without = 4 * (4 * (kFwd - 2 * 256 + kBwd - 3 * 256) + 2 * 3 * 128);
   EXPECT_EQ(predict_elementwise_bytes(m, l, 0) - predict_attention(m, l, 0).softmax_bytes, without);
 }
 
