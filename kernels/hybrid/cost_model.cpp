@@ -195,16 +195,22 @@ double predict_elementwise_bytes(const ModelShape& m, const Layout& l, int rank)
   if (r.c.pp == l.pp - 1) elems += double(l.micro_batches) * 3 * r.nh;
   // ZeRO 2, 3: a B op's blocks write their gradients into a buffer of their
   // own (the two layer norms' parameter gradients copied there, not added:
-  // one read of 2h fewer each per block pass), whose reduce-scattered shard
-  // is then added into this rank's accumulated shard (read two, write one,
-  // in the accumulation type). ZeRO 3: every F and B op first copies this
-  // rank's shard of the chunk's parameters into the buffer the all-gather
-  // fills (read one, write one).
+  // one read of 2h fewer each per block pass).
+  if (l.zero_stage >= 2) elems -= blocks * 2 * 2 * h;
+  return elems * storage_bytes(l);
+}
+
+double predict_shard_bytes(const ModelShape& m, const Layout& l, int rank) {
+  const RankView r = view(m, l, rank);
+  // ZeRO 2, 3: the B op's reduce-scattered shard added into this rank's
+  // accumulated shard (read two, write one, in the accumulation type).
+  // ZeRO 3: every F and B op first copies this rank's shard of the chunk's
+  // parameters into the buffer the all-gather fills (read one, write one).
   const double ops = double(l.micro_batches) * l.v;
   double bytes = 0;
-  if (l.zero_stage >= 2) elems -= blocks * 2 * 2 * h, bytes += ops * 3 * r.shard * acc_bytes(l);
-  if (l.zero_stage == 3) elems += 2 * ops * 2 * r.shard;
-  return elems * storage_bytes(l) + bytes;
+  if (l.zero_stage >= 2) bytes += ops * 3 * r.shard * acc_bytes(l);
+  if (l.zero_stage == 3) bytes += 2 * ops * 2 * r.shard * storage_bytes(l);
+  return bytes;
 }
 
 OptimizerElems optimizer_elems(const ModelShape& m, const Layout& l, int rank) {

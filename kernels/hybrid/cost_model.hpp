@@ -52,9 +52,15 @@ AttentionWork predict_attention(const ModelShape& m, const Layout& l, int rank);
 // Bytes the element-wise passes of one step's schedule read and write on
 // this rank, each operand counted once per pass (docs/planner.md, "Time
 // model"): layer norms, softmax, GeLU and residual adds of every block
-// (forward, backward and recomputed forward), the loss gradient on the last
-// stage, and ZeRO 2-3's per-operation gradient and parameter copies.
+// (forward, backward and recomputed forward) and the loss gradient on the
+// last stage.
 double predict_elementwise_bytes(const ModelShape& m, const Layout& l, int rank);
+// Bytes the schedule's passes over this rank's ZeRO shard read and write:
+// from stage 2 each B op's reduced shard added into the accumulated one,
+// at stage 3 each F and B op's copy of the rank's parameter shard into the
+// all-gather's buffer. Arrays of parameters, not activations: they stream
+// as the optimizer's do.
+double predict_shard_bytes(const ModelShape& m, const Layout& l, int rank);
 
 // The elements the phase after the schedule streams on one rank: those its
 // Adam updates (its ZeRO 1-3 shard of every chunk, else every chunk) and its

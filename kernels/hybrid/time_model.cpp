@@ -44,6 +44,7 @@ StepTime predict_step_time(const StepWork& w, const MachineFigures& mf) {
   }
   const double ew = w.elementwise_bytes - (attention ? a.softmax_bytes : 0.0);
   t.elementwise = mf.elementwise_bw > 0 ? ew / mf.elementwise_bw : 0.0;
+  if (mf.streaming_bw() > 0) t.elementwise += w.shard_bytes / mf.streaming_bw();
   if (attention) t.attention = a.forward_calls * measured->second.first + a.backward_calls * measured->second.second;
   t.compute = t.gemm + t.elementwise + t.attention;
   t.tp = group_seconds(w.tp, mf.tp);
@@ -53,8 +54,7 @@ StepTime predict_step_time(const StepWork& w, const MachineFigures& mf) {
   const double busy = t.compute + t.tp + t.pp;
   const double pipelined = busy / (1 - t.bubble_fraction);
   t.bubble = pipelined - busy;
-  const double obw = mf.optimizer_bw > 0 ? mf.optimizer_bw : mf.elementwise_bw;
-  t.optimizer = obw > 0 ? w.optimizer_bytes / obw : 0.0;
+  t.optimizer = mf.streaming_bw() > 0 ? w.optimizer_bytes / mf.streaming_bw() : 0.0;
   t.total = pipelined + t.dp + t.optimizer;
   return t;
 }

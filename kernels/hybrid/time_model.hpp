@@ -3,6 +3,7 @@
 // the machine's measured figures (docs/planner.md, "Time model"):
 //   compute   = sum over GEMM shapes of count 2MNK / rate(shape)
 //               + element-wise bytes / element-wise bandwidth
+//               + ZeRO shard bytes / the optimizer kernels' bandwidth
 //               where the attention core's time per call is measured at
 //               the step's shape: its calls times that time, in place of
 //               its batched products and its softmax bytes in the two sums
@@ -76,6 +77,7 @@ struct AttentionWork {
 struct StepWork {
   std::vector<GemmShape> gemms;          // every GEMM shape this rank runs per step, each shape once
   double elementwise_bytes = 0;          // bytes the schedule's element-wise passes read and write per step
+  double shard_bytes = 0;                // bytes the schedule's ZeRO shard passes stream (in the element-wise term)
   double optimizer_bytes = 0;            // bytes the phase after the schedule streams (Adam and the rest)
   AttentionWork attention;               // the attention core, a part of both
   GroupWork tp, dp;                      // tensor- and data-parallel collectives
@@ -99,8 +101,10 @@ struct MachineFigures {
   // element-wise term is left out (named figures and presets).
   double elementwise_bw = 0;
   // Bytes per second of the optimizer phase's kernels, measured over the
-  // elements a rank updates; 0: the element-wise bandwidth stands in.
+  // elements a rank updates, also charged for the ZeRO shard passes; 0: the
+  // element-wise bandwidth stands in.
   double optimizer_bw = 0;
+  double streaming_bw() const { return optimizer_bw > 0 ? optimizer_bw : elementwise_bw; }
   // Seconds per forward and per backward call of the attention core
   // measured at a shape AttentionWork::key(); where the work's shape has
   // them they replace its products' and softmax's share of the two terms.
@@ -115,7 +119,7 @@ struct MachineFigures {
 
 struct StepTime {
   double compute = 0, tp = 0, pp = 0, dp = 0;  // seconds of each part
-  double gemm = 0, elementwise = 0;            // compute = gemm + elementwise + attention
+  double gemm = 0, elementwise = 0;            // compute = gemm + elementwise + attention; elementwise: layers + shards
   double attention = 0;                        // the attention core where measured, else 0 (in the other two)
   double optimizer = 0;                        // the optimizer phase's kernels (0 when no bandwidth is known)
   double bubble = 0;                           // seconds idle in the pipeline's fill and drain

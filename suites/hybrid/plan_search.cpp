@@ -60,6 +60,7 @@ StepWork work_of(const ModelShape& m, const Layout& l, int rank) {
   StepWork w;
   w.gemms = predict_gemms(m, l, rank);
   w.elementwise_bytes = predict_elementwise_bytes(m, l, rank);
+  w.shard_bytes = predict_shard_bytes(m, l, rank);
   w.optimizer_bytes = predict_optimizer_bytes(m, l, rank);
   w.attention = predict_attention(m, l, rank);
   const double t = l.tp, d = l.dp;

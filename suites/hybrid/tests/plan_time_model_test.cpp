@@ -128,6 +128,13 @@ TEST(PlanTimeModel, TheOptimizerPhaseFollowsThePipelineAtItsOwnBandwidth) {
   // No bandwidth at all (named figures): left out.
   MachineFigures none = machine();
   EXPECT_EQ(predict_step_time(w, none).optimizer, 0.0);
+  // The schedule's ZeRO shard passes stream at the same bandwidth, inside
+  // the element-wise term (and so the pipelined phase).
+  w.shard_bytes = 3e7;
+  const StepTime sh = predict_step_time(w, mf);
+  EXPECT_EQ(sh.elementwise, o.elementwise + 3e7 / 1e10);
+  EXPECT_GT(sh.bubble, o.bubble);
+  EXPECT_EQ(predict_step_time(w, none).elementwise, 0.0);
 }
 
 TEST(PlanTimeModel, BubbleStretchesThePipelinedPhaseByThePaperRatio) {

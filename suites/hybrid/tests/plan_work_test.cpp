@@ -67,24 +67,31 @@ TEST(PlanWork, ElementwiseBytesAreTheBlocksAndLossByHand) {
   z.dp = 2, z.micro_batches = 1, z.zero_stage = 1;
   EXPECT_EQ(predict_elementwise_bytes(m, z, 0), 4 * (2 * (kFwd + kBwd) + 3 * 128));
 
+  EXPECT_EQ(predict_shard_bytes(m, z, 0), 0.0);
+
   // ZeRO-2: the B op's blocks write their layer-norm parameter gradients
   // (2 norms x 2h = 32 elements a block, 2 blocks) instead of adding them in,
   // one read fewer each; the op's reduce-scattered shard (800) is added into
-  // the accumulated one: 3 x 800 elements of 4 bytes.
+  // the accumulated one: 3 x 800 elements of 4 bytes, a shard pass.
   Layout z2 = z;
   z2.zero_stage = 2;
   const double zero2 = 2 * (kFwd + kBwd) + 3 * 128 - 2 * 32;
-  EXPECT_EQ(predict_elementwise_bytes(m, z2, 0), 4 * zero2 + 4 * 3 * 800.0);
+  EXPECT_EQ(predict_elementwise_bytes(m, z2, 0), 4 * zero2);
+  EXPECT_EQ(predict_shard_bytes(m, z2, 0), 4 * 3 * 800.0);
   // In bf16 storage the element-wise passes move 2 bytes an element, the
   // gradient shard's add still 4 (fp32 gradients).
   Layout z2h = z2;
   z2h.storage = StorageType::bf16;
-  EXPECT_EQ(predict_elementwise_bytes(m, z2h, 0), 2 * zero2 + 4 * 3 * 800.0);
+  EXPECT_EQ(predict_elementwise_bytes(m, z2h, 0), 2 * zero2);
+  EXPECT_EQ(predict_shard_bytes(m, z2h, 0), 4 * 3 * 800.0);
   // ZeRO-3: the F op and the B op each copy this rank's 800 parameters
-  // into the all-gather's buffer first (read and write).
+  // into the all-gather's buffer first (read and write, storage type).
   Layout z3 = z2;
   z3.zero_stage = 3;
-  EXPECT_EQ(predict_elementwise_bytes(m, z3, 0), 4 * (zero2 + 2 * 2 * 800.0) + 4 * 3 * 800.0);
+  EXPECT_EQ(predict_elementwise_bytes(m, z3, 0), 4 * zero2);
+  EXPECT_EQ(predict_shard_bytes(m, z3, 0), 4 * 2 * 2 * 800.0 + 4 * 3 * 800.0);
+  z3.storage = StorageType::bf16;
+  EXPECT_EQ(predict_shard_bytes(m, z3, 0), 2 * 2 * 2 * 800.0 + 4 * 3 * 800.0);
 }
 
 TEST(PlanWork, OptimizerBytesAreAdamTheZeroFillAndTheMixedPrecisionPassesByHand) {
