@@ -12,10 +12,8 @@
 
 namespace sp::gemm {
 
-// The vector instructions the OpenBLAS cores need (AVX2 + FMA: Haswell,
-// Zen; AVX-512: SkylakeX; and BF16: Cooperlake), as this CPU has them.
-using sp::CpuVectors;
-using sp::host_cpu_vectors;
+// The cores' vector instructions are CpuVectors' levels (scaleproof/host.hpp):
+// AVX2 + FMA: Haswell, Zen; AVX-512: SkylakeX; and BF16: Cooperlake.
 
 // Vector level of an OpenBLAS core name (openblas_get_corename(), any case):
 // 1 SSE2/SSE3 cores, 2 AVX, 3 AVX2 + FMA, 4 AVX-512; 0 for a name not listed

@@ -43,7 +43,7 @@ sp::VendorFacts describe_openblas(int threads) {
       {"threads_rule", "openblas_set_num_threads(threads per rank): the Kokkos kernel's thread count"}};
   // A core below the CPU's level that still runs (a user's OPENBLAS_CORETYPE,
   // kept as set, or a setting the library did not take) handicaps the baseline.
-  const std::string best = sp::gemm::openblas_core_override(core, sp::gemm::host_cpu_vectors());
+  const std::string best = sp::gemm::openblas_core_override(core, sp::host_cpu_vectors());
   if (!best.empty()) facts.push_back({sp::kVendorNotAtBest, "core " + core + " runs where this CPU takes " + best});
   return facts;
 }
@@ -51,7 +51,7 @@ sp::VendorFacts describe_openblas(int threads) {
 // The library's best core for this CPU where its detection fell back to an older one.
 std::vector<sp::VendorEnv> openblas_env() {
   const std::string detected = openblas_get_corename();
-  const std::string want = sp::gemm::openblas_core_override(detected, sp::gemm::host_cpu_vectors());
+  const std::string want = sp::gemm::openblas_core_override(detected, sp::host_cpu_vectors());
   if (want.empty()) return {};
   return {{"OPENBLAS_CORETYPE", want,
            "the library's CPU detection chose " + detected + ", a core below this CPU's vector instructions"}};

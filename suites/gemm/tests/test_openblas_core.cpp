@@ -5,7 +5,7 @@
 
 #include "suites/gemm/openblas_core.hpp"
 
-using sp::gemm::CpuVectors;
+using sp::CpuVectors;
 using sp::gemm::openblas_core_for;
 using sp::gemm::openblas_core_level;
 using sp::gemm::openblas_core_override;
