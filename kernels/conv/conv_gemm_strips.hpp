@@ -11,11 +11,10 @@
 // RangePolicy); for each MR-row block of Y an MR x NR register tile
 // accumulates over K: per k one contiguous NR-wide row segment of X and MR
 // scalar weights broadcast from W's rows (which stay in L1/L2 across
-// items). The strip of X is read from memory once: on the host each KC x NR
-// slice of it is first copied to a contiguous stack buffer, which every row
-// block then reads from L1. The tile is the GEMM micro-kernel's shape
-// (kernels/gemm/gemm_tiled.hpp: 2 x MR vector accumulators); a last row
-// block of at most MR - 2 rows takes an (MR - 2)-row tile.
+// items). The strip of X is read from memory once: each KC x NR slice of
+// it stays in L1 while every row block reads it in place. MR is the GEMM
+// micro-kernel's (kernels/gemm/gemm_tiled.hpp), NR is StripTiles'; a last
+// row block of at most MR - 2 rows takes an (MR - 2)-row tile.
 // Tails: a last row block narrower than its tile recomputes the last valid
 // row in its spare rows and stores only the valid ones; a last strip narrower
 // than NR slides left to end at P (recomputing columns of the previous
@@ -44,7 +43,8 @@
 // Written as plain loops, GCC 12 broadcast all six weights first and kept
 // three accumulators on the stack (a load and a store each per k). On such
 // host builds the tile is written with intrinsics, one weight live at a time;
-// AVX-512 hosts (32 registers) run the same code on 512-bit vectors. See
+// AVX-512 hosts (32 registers) run the same code on 512-bit vectors, three
+// per row of the tile (StripTiles). See
 // host_avx2.hpp and host_avx512.hpp for where each applies.
 #include "kernels/conv/host_avx2.hpp"
 #include "kernels/conv/host_avx512.hpp"
@@ -55,20 +55,24 @@ namespace sp::conv {
 template <class T, class Space = Kokkos::DefaultExecutionSpace>
 struct StripTiles {
   static constexpr int MR = sp::kernels::GemmTiles<T, Space>::MR;
+#if defined(SP_HOST_AVX512)
+  // 32 vector registers: an MR x 3-vector accumulator tile (24 at MR = 8), three row segments of X
+  // and one broadcast weight. Per k, 3 + MR loads feed 3 MR FMAs (2 + MR for 2 MR with the GEMM's
+  // two-vector rows): the share of load slots per FMA that the row blocks, reading X in place, need.
+  static constexpr int NR = 3 * 64 / static_cast<int>(sizeof(T));
+#else
   static constexpr int NR = sp::kernels::GemmTiles<T, Space>::NR;
-  // K is walked in slices of KC rows of X: a KC x NR slice of a strip stays in L1 while every row
-  // block reuses it. Over a whole K = 576 strip (im2col's 3x3 x 64) it did not.
+#endif
+  // K is walked in slices of KC rows of X: a KC x NR slice of a strip (12 KiB at NR = 48 fp32)
+  // stays in L1 while every row block of the strip reads it in place, next to W's rows. Over a
+  // whole K = 576 strip (im2col's 3x3 x 64) it would not.
   static constexpr int KC = 64;
-  // Each slice is copied to a contiguous stack buffer (4 KiB) first, which every row block then
-  // reads: in place, its KC rows lie P apart, each on a page of its own once P is large.
-  static constexpr bool PACK = true;
 };
 
 #ifdef KOKKOS_ENABLE_CUDA
 template <class T>
 struct StripTiles<T, Kokkos::Cuda> {
   static constexpr int MR = 4, NR = 4, KC = 1 << 30;
-  static constexpr bool PACK = false;
 };
 #endif
 
@@ -110,60 +114,61 @@ using StripVec = Avx2<T>;
 #endif
 
 #if defined(SP_HOST_AVX2) || defined(SP_HOST_AVX512)
-// The same sums as strip_micro<T, MR, 2 * L, true> (fused multiply-adds in the same order), with
-// each weight broadcast right before its two FMAs so that the 2 MR accumulators stay in registers:
-// c0[r], c1[r] = the two vectors of row r's strip. Inlined into both callers below.
-template <class T, int MR>
+// The same sums as strip_micro<T, MR, NV * L, true> (fused multiply-adds in the same order), with
+// each weight broadcast right before its NV FMAs so that the NV MR accumulators stay in registers:
+// c[r][v] = vector v of row r's strip. Inlined into both callers below.
+template <class T, int MR, int NV>
 __attribute__((always_inline)) inline void strip_accumulate_simd(int K, const T* __restrict w, int ws, int mr,
                                                                  const T* __restrict x, int64_t xs,
-                                                                 typename StripVec<T>::V (&c0)[MR],
-                                                                 typename StripVec<T>::V (&c1)[MR]) {
+                                                                 typename StripVec<T>::V (&c)[MR][NV]) {
   using A = StripVec<T>;
   using V = typename A::V;
   const T* wr[MR];
   for (int r = 0; r < MR; ++r) wr[r] = w + (r < mr ? r : mr - 1) * ws;
-  SP_UNROLL for (int r = 0; r < MR; ++r) c0[r] = A::zero(), c1[r] = A::zero();
+  SP_UNROLL for (int r = 0; r < MR; ++r) SP_UNROLL for (int v = 0; v < NV; ++v) c[r][v] = A::zero();
   for (int k = 0; k < K; ++k) {
     const T* xk = x + k * xs;
-    const V b0 = A::load(xk), b1 = A::load(xk + A::L);
+    V b[NV];
+    SP_UNROLL for (int v = 0; v < NV; ++v) b[v] = A::load(xk + v * A::L);
     SP_UNROLL for (int r = 0; r < MR; ++r) {
       const V a = A::bcast(wr[r] + k);
-      c0[r] = A::fma(a, b0, c0[r]);
-      c1[r] = A::fma(a, b1, c1[r]);
+      SP_UNROLL for (int v = 0; v < NV; ++v) c[r][v] = A::fma(a, b[v], c[r][v]);
     }
   }
 }
 
 // The accumulators stored to acc, for strip_block's loops to finish.
-template <class T, int MR>
+template <class T, int MR, int NV>
 __attribute__((noinline)) void strip_micro_simd(int K, const T* __restrict w, int ws, int mr, const T* __restrict x,
-                                                int64_t xs, T (&acc)[MR][2 * StripVec<T>::L]) {
+                                                int64_t xs, T (&acc)[MR][NV * StripVec<T>::L]) {
   using A = StripVec<T>;
-  typename A::V c0[MR], c1[MR];
-  strip_accumulate_simd<T, MR>(K, w, ws, mr, x, xs, c0, c1);
-  SP_UNROLL for (int r = 0; r < MR; ++r) A::store(acc[r], c0[r]), A::store(acc[r] + A::L, c1[r]);
+  typename A::V c[MR][NV];
+  strip_accumulate_simd<T, MR, NV>(K, w, ws, mr, x, xs, c);
+  SP_UNROLL for (int r = 0; r < MR; ++r) SP_UNROLL for (int v = 0; v < NV; ++v) A::store(acc[r] + v * A::L, c[r][v]);
 }
 
 // strip_micro_simd with strip_block's store done from the registers, for a whole strip (c_lo = 0) and
 // no activation or relu: rows r < mr of y (row stride ys) get (acc + y) when !first, then + b[r] when
 // last and b, then relu when last and relu: the operations and their order of strip_block's loops.
-template <class T, int MR>
+template <class T, int MR, int NV>
 __attribute__((noinline)) void strip_micro_simd_store(int K, const T* __restrict w, int ws, int mr,
                                                       const T* __restrict x, int64_t xs, bool first, bool last,
                                                       const T* b, bool relu, T* __restrict y, int64_t ys) {
   using A = StripVec<T>;
   using V = typename A::V;
-  V c0[MR], c1[MR];
-  strip_accumulate_simd<T, MR>(K, w, ws, mr, x, xs, c0, c1);
+  V c[MR][NV];
+  strip_accumulate_simd<T, MR, NV>(K, w, ws, mr, x, xs, c);
   SP_UNROLL for (int r = 0; r < MR; ++r) {
     if (r >= mr) break;
     T* d = y + r * ys;
-    V v0 = c0[r], v1 = c1[r];
-    if (!first) v0 = A::add(v0, A::load(d)), v1 = A::add(v1, A::load(d + A::L));
     const V bo = A::set1(b && last ? b[r] : T(0));
-    v0 = A::add(v0, bo), v1 = A::add(v1, bo);
-    if (last && relu) v0 = A::relu(v0), v1 = A::relu(v1);
-    A::store(d, v0), A::store(d + A::L, v1);
+    SP_UNROLL for (int v = 0; v < NV; ++v) {
+      V u = c[r][v];
+      if (!first) u = A::add(u, A::load(d + v * A::L));
+      u = A::add(u, bo);
+      if (last && relu) u = A::relu(u);
+      A::store(d + v * A::L, u);
+    }
   }
 }
 #endif
@@ -176,10 +181,11 @@ KOKKOS_INLINE_FUNCTION void strip_block(int kc, const T* w, int ws, bool first, 
                                         const T* x, int64_t xs, int P, int nc, int c_lo, T* y) {
   T acc[MR][NR];
 #if defined(SP_HOST_AVX2) || defined(SP_HOST_AVX512)
-  if constexpr (Full && (std::is_same<T, float>::value || std::is_same<T, double>::value) && NR == 2 * StripVec<T>::L) {
+  if constexpr (Full && (std::is_same<T, float>::value || std::is_same<T, double>::value) && NR % StripVec<T>::L == 0) {
+    constexpr int NV = NR / StripVec<T>::L;
     if (c_lo == 0 && act != Act::sigmoid)
-      return strip_micro_simd_store<T, MR>(kc, w, ws, mr, x, xs, first, last, b, act == Act::relu, y, P);
-    strip_micro_simd<T, MR>(kc, w, ws, mr, x, xs, acc);
+      return strip_micro_simd_store<T, MR, NV>(kc, w, ws, mr, x, xs, first, last, b, act == Act::relu, y, P);
+    strip_micro_simd<T, MR, NV>(kc, w, ws, mr, x, xs, acc);
   } else
 #endif
     strip_micro<T, MR, NR, Full>(kc, w, ws, mr, x, xs, nc, acc);
@@ -229,20 +235,14 @@ SP_UNIT_LOCAL void strip_gemm(const char* label, int batch, const StripGemm d, c
         if (j0 + NR > P) c_lo = j0 - (P - NR), j0 = P - NR;  // last strip slides left; stores its new columns only
         // Ask for the strip of X four ahead while this one computes (K rows, P apart: more streams than
         // the hardware prefetcher follows), a share of the slice's rows before each row block. Into L2:
-        // the strip's first reader is the copy to the stack buffer, which L2 serves in a few cycles,
-        // and four strips (32 KiB at K = 64 fp32) held in L1 would crowd out what the row blocks read
-        // there (the buffer, W's rows) and the lines of Y they store to.
+        // the first row block's loads of a slice find it there in a few cycles, and four strips held
+        // in L1 would crowd out what the row blocks read there (the slice, W's rows) and the lines of Y
+        // they store to.
         const bool pf = j0 + 5 * NR <= P;
         const int nob = (M + MR - 1) / MR;
-        T xb[StripTiles<T, Space>::PACK ? KC * NR : 1];
         for (int k0 = 0; k0 < K || k0 == 0; k0 += KC) {
           const int kc = K - k0 < KC ? K - k0 : KC, kper = (kc + nob - 1) / nob;
           const T* xs = xp + int64_t(k0) * P + j0;
-          int64_t xstride = P;
-          if constexpr (StripTiles<T, Space>::PACK) {
-            for (int k = 0; k < kc; ++k) SP_UNROLL for (int c = 0; c < NR; ++c) xb[k * NR + c] = xs[int64_t(k) * P + c];
-            xs = xb, xstride = NR;
-          }
           for (int o0 = 0, ob = 0; o0 < M; o0 += MR, ++ob) {
             if (pf)
               for (int k = k0 + ob * kper; k < k0 + kc && k < k0 + (ob + 1) * kper; ++k)
@@ -253,11 +253,11 @@ SP_UNIT_LOCAL void strip_gemm(const char* label, int batch, const StripGemm d, c
             // rows computed, not 66).
             if (MR > 4 && mr <= MR - 2)
               detail::strip_block<T, (MR > 4 ? MR - 2 : MR), NR, true>(kc, wp + int64_t(o0) * K + k0, K, k0 == 0,
-                                                                       k0 + kc >= K, bp ? bp + o0 : bp, act, mr, xs,
-                                                                       xstride, P, NR, c_lo, yp + int64_t(o0) * P + j0);
+                                                                       k0 + kc >= K, bp ? bp + o0 : bp, act, mr, xs, P,
+                                                                       P, NR, c_lo, yp + int64_t(o0) * P + j0);
             else
               detail::strip_block<T, MR, NR, true>(kc, wp + int64_t(o0) * K + k0, K, k0 == 0, k0 + kc >= K,
-                                                   bp ? bp + o0 : bp, act, mr, xs, xstride, P, NR, c_lo,
+                                                   bp ? bp + o0 : bp, act, mr, xs, P, P, NR, c_lo,
                                                    yp + int64_t(o0) * P + j0);
           }
         }

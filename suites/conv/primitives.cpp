@@ -190,13 +190,15 @@ Declaration conv_pointwise() {
   auto d = primitive("conv_pointwise", "pointwise 1 x 1 (fp32)", pointwise_spec, Backend::direct,
                      {{Size::conformance, pointwise(1, 5, 7, 9, 9, 1, "relu")},
                       {Size::conformance, pointwise(2, 13, 6, 7, 19, 0, "none")},
-                      // The pointwise kernel's edges (kernels/conv/conv_pointwise.hpp, tiles of
-                      // 8 channels x 32 fp32 columns): H*W below one strip (15, and 1 as in SE),
-                      // exactly one strip (32), a last strip that slides back (45), C_out below,
-                      // at and above the channel tile with remainders, long C_in, sigmoid, batch > 1.
+                      // The pointwise kernel's edges (kernels/conv/conv_gemm_strips.hpp, tiles of
+                      // 8 channels x 48 fp32 columns on AVX-512, 6 x 16 on AVX2): H*W below one
+                      // strip (15, and 1 as in SE), exactly one AVX-512 strip (48) and two AVX2
+                      // strips (32), a last strip that slides back (45, 143), C_out below, at and
+                      // above the channel tile with remainders, long C_in, sigmoid, batch > 1.
                       {Size::conformance, pointwise(2, 9, 10, 3, 5, 1, "relu")},
                       {Size::conformance, pointwise(3, 8, 5, 1, 1, 1, "sigmoid")},
                       {Size::conformance, pointwise(1, 4, 8, 4, 8, 0, "none")},
+                      {Size::conformance, pointwise(1, 5, 9, 6, 8, 1, "relu")},
                       {Size::conformance, pointwise(2, 67, 17, 5, 9, 1, "none")},
                       {Size::conformance, pointwise(3, 16, 3, 11, 13, 0, "relu")},
                       {Size::small, pointwise(4, 64, 64, 28, 28, 0, "none")},
