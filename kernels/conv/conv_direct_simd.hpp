@@ -155,7 +155,10 @@ inline int direct_simd_rows_per_item(const ConvSpec& s, int h, int w) {
 template <class T, class Space>
 SP_UNIT_LOCAL void conv2d_direct_simd(const ConvSpec& s, CTensor<T> in, CTensor<T> w, CVec<T> b, Tensor<T> out) {
   constexpr int OCB = DirectSimdTiles<T>::OCB, WB = DirectSimdTiles<T>::WB;
-  using Policy = Kokkos::TeamPolicy<Space>;
+  // Items are handed out dynamically: a thread slowed by anything outside the kernel (another
+  // process, a host's other guests) leaves its share to the others instead of holding the launch
+  // open. On the host back ends a thread still takes consecutive items, from its own range first.
+  using Policy = Kokkos::TeamPolicy<Space, Kokkos::Schedule<Kokkos::Dynamic>>;
   using Member = typename Policy::member_type;
   using Scratch = Kokkos::View<T*, typename Space::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const int N = static_cast<int>(in.extent(0)), H = static_cast<int>(in.extent(2)), W = static_cast<int>(in.extent(3));
@@ -199,7 +202,7 @@ SP_UNIT_LOCAL void conv2d_direct_simd(const ConvSpec& s, CTensor<T> in, CTensor<
         const int qend = (nr - 1) * wp + OW;  // one past the block's last output position
         const int ntq = (qend + WB - 1) / WB;
         // The next item's input rows, a share before each tile, asked for into L2: on the host back
-        // ends a thread runs a contiguous range of items, so the next item's copy above then reads
+        // ends a thread mostly runs consecutive items, so the next item's copy above then reads
         // L2 instead of waiting on memory with no arithmetic to overlap.
         const int next = item + 1, n_next = next / (nrb * G), g_next = (next / nrb) % G;
         const int ih_next = (next % nrb) * R - s.pad_h, pairs = cin_g * in_rows;
