@@ -75,7 +75,7 @@ if(SP_BUILD_TESTS)
     # 16-bit storage through the planner's verification at 2 ranks: the GEMM
     # rates measured in bf16 (step_gemm), the picked layouts run in bf16, both
     # verdict lines printed (exit 0: without --strict the verdicts are reported),
-    # and no row without the step's measured parts (F+B s, optim s shown as "-").
+    # and no row without the step's measured parts (meas F+B, meas opt shown as "-").
     add_test(NAME plan_verify_bf16_np2
              COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:scaleproof> plan --verify 2
                      --storage bf16 --min-time 0.001)
