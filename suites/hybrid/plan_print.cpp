@@ -156,8 +156,9 @@ std::string verify_table(const VerifyResult& v) {
   // and in the phase after the schedule (ZeRO 0/1 reductions, Adam,
   // all-gathers, the wait for the slowest rank), "-" where the step does not
   // report them.
-  s += fmt("%6s  %-50s %12s %12s %8s   %9s %9s %9s %9s %9s %9s   %9s %9s\n", "place", "layout", "predicted s",
-           "measured s", "error", "gemm s", "elem s", "attn s", "comm s", "optim s", "bubble s", "meas F+B", "meas opt");
+  s +=
+      fmt("%6s  %-50s %12s %12s %8s   %9s %9s %9s %9s %9s %9s   %9s %9s\n", "place", "layout", "predicted s",
+          "measured s", "error", "gemm s", "elem s", "attn s", "comm s", "optim s", "bubble s", "meas F+B", "meas opt");
   auto part = [](double x) { return x >= 0 ? fmt("%9.4f", x) : fmt("%9s", "-"); };
   for (const VerifyRow& r : v.rows) {
     const StepTime& t = r.planned.time;
