@@ -53,7 +53,8 @@ TEST(Results, ReadJsonAcceptsGoogleBenchmarkNonFinite) {
   // Google Benchmark prints the cv of an all-zero counter as a bare nan.
   fs::path p = fs::temp_directory_path() / "sp_nan.json";
   sp::write_file_atomic(p.string(),
-                        R"({"a": -nan, "b": NaN, "c": inf, "d": -Infinity, "name": "nan_counter", "e": 1.5})");
+                        "{\"a\": -nan, \"b\": NaN, \"c\": inf, \"d\": -Infinity, \"name\": \"nan_counter\", "
+                        "\"e\": 1.5, \"infinity\": 2,\n\"g\":\n\t-INF}");
   auto j = sp::read_json(p.string());
   EXPECT_TRUE(j["a"].is_null());
   EXPECT_TRUE(j["b"].is_null());
@@ -61,6 +62,8 @@ TEST(Results, ReadJsonAcceptsGoogleBenchmarkNonFinite) {
   EXPECT_TRUE(j["d"].is_null());
   EXPECT_EQ(j["name"], "nan_counter");  // strings are untouched
   EXPECT_EQ(j["e"], 1.5);
+  EXPECT_EQ(j["infinity"], 2);    // a key, not a value
+  EXPECT_TRUE(j["g"].is_null());  // white space before the value, the object's end after it
   fs::remove(p);
 }
 
