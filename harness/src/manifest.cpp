@@ -97,6 +97,9 @@ namespace {
 void node_position(int* rank, int* size) {
   *rank = 0, *size = 1;
 #ifdef SP_HAVE_MPI
+  // One rank in all is alone on its node; asking MPI would start it in a
+  // process that no launcher started (comm::world()).
+  if (comm::size() == 1) return;
   MPI_Comm node;
   MPI_Comm_split_type(comm::world(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   MPI_Comm_rank(node, rank);
