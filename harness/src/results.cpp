@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -14,7 +15,6 @@
 #include <iterator>
 #include <list>
 #include <mutex>
-#include <cctype>
 #include <set>
 #include <stdexcept>
 
