@@ -19,6 +19,10 @@
 #include "kernels/hybrid/time_model.hpp"  // GemmOps
 #include "kernels/nn/gemm.hpp"
 
+namespace sp {
+class PhaseClock;
+}
+
 namespace sp::hybrid {
 
 struct Rows {
@@ -89,8 +93,14 @@ constexpr double kLnEps = 1e-5;
 // each rounded to T, added in the ring all-reduce's order - so that its
 // result is bitwise that of the split (the one-rank reference of a
 // tensor-parallel layout, docs/hybrid.md).
+//
+// clock: when given, each operation is fenced and timed under its phase
+// (block_phase_gemm, kPhaseAttention*, kPhaseElementwise), in the order the
+// pass runs them: the planner's calibration of the layer library's rates in
+// the sequence a training step runs them (suites/hybrid/block_pass_rates.hpp).
 template <class T>
-void block_forward(const BlockAct& a, const T* w, const T* x, T* act, GroupComm<T>& tp, int split = 1);
+void block_forward(const BlockAct& a, const T* w, const T* x, T* act, GroupComm<T>& tp, int split = 1,
+                   PhaseClock* clock = nullptr);
 
 // dx := the input gradient for output gradient dy; the weight gradients are
 // added to gw (BlockShape offsets, accumulation type), or with accumulate =
@@ -99,7 +109,8 @@ void block_forward(const BlockAct& a, const T* w, const T* x, T* act, GroupComm<
 // alias dy.
 template <class T>
 void block_backward(const BlockAct& a, const T* w, typename nn::AccOf<T>::type* gw, const T* x, const T* act,
-                    const T* dy, T* dx, T* scratch, GroupComm<T>& tp, int split = 1, bool accumulate = true);
+                    const T* dy, T* dx, T* scratch, GroupComm<T>& tp, int split = 1, bool accumulate = true,
+                    PhaseClock* clock = nullptr);
 
 // The matrix products of one block's forward (3 GEMMs and the 2 batched
 // attention products) and backward, as (M, N, K, count) of 2 M N K FLOPs,
@@ -111,5 +122,15 @@ struct BlockGemm {
 };
 std::vector<BlockGemm> block_gemms_forward(const BlockAct& a);
 std::vector<BlockGemm> block_gemms_backward(const BlockAct& a);
+
+// The phases a clocked pass records: the GEMM at position i of
+// block_gemms_forward (backward = false) or block_gemms_backward, outside
+// the attention core ("gemm.f0", "gemm.b11"); the attention core's forward
+// and backward call; every element-wise operation (layer norms, GeLU,
+// residual adds, the layer norms' parameter gradients).
+const char* block_phase_gemm(bool backward, int i);
+inline constexpr const char* kPhaseAttentionForward = "attention.f";
+inline constexpr const char* kPhaseAttentionBackward = "attention.b";
+inline constexpr const char* kPhaseElementwise = "elementwise";
 
 }  // namespace sp::hybrid

@@ -9,10 +9,10 @@ if(SP_BUILD_TESTS)
   sp_unit_tests(sp_hybrid_tests ${_hybrid_tests})
   # The step calls the pipeline schedules of kernels/modelparallel (objects
   # of that family; scaleproof and sp_conformance link every family).
-  # The planner's verification measures the GEMM rates, alpha-beta and the
-  # element-wise bandwidth through the gemm, collectives and roofline
-  # (stream_triad) techniques; its GEMM rates and the attention core's time
-  # through step_gemm and step_attention, of this family.
+  # The planner's verification measures alpha-beta and the triad's
+  # bandwidth through the collectives and roofline (stream_triad)
+  # techniques; the ranking's GEMM rate through step_gemm, and each
+  # layout's layer rates through hybrid_step's block pass, of this family.
   target_link_libraries(sp_hybrid_tests PRIVATE sp_family_modelparallel sp_family_gemm sp_family_collectives
                                                 sp_family_roofline)
 

@@ -14,10 +14,12 @@
 // group, pipeline messages - each counted from the step's objects and
 // transports against kernels/hybrid/cost_model.cpp, band [1, 1] on every
 // rank; FLOP/s against the GEMM's rate; the schedule's bubble (reported).
-// Counter elementwise_bytes_per_s: the element-wise layers' rate at the
-// layout's micro-batch (elementwise_rate.hpp), and optimizer_bytes_per_s:
-// the optimizer phase's kernels over this rank's elements
-// (optimizer_rate.hpp): the planner's calibration.
+// Counters elementwise_bytes_per_s, attention_forward_s,
+// attention_backward_s and gemm_flops_<shape>: the layers' rates in a pass
+// over a rank's blocks at the layout's micro-batch (block_pass_rates.hpp),
+// and optimizer_bytes_per_s: the optimizer phase's kernels over this rank's
+// elements (optimizer_rate.hpp), each the slowest rank's: the planner's
+// calibration.
 // Counters busy_s_per_step (in F and B operations, pipeline waits excluded)
 // and optimizer_s_per_step (the phase after the schedule: ZeRO 0/1
 // reductions, Adam, all-gathers), each the largest over ranks: the measured
@@ -27,6 +29,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "kernels/hybrid/block_shape.hpp"
 #include "kernels/hybrid/cost_model.hpp"
 #include "kernels/hybrid/step.hpp"
 #include "kernels/nn/gemm_rate.hpp"
@@ -34,7 +37,7 @@
 #include "scaleproof/comm.hpp"
 #include "scaleproof/compare.hpp"
 #include "scaleproof/registry.hpp"
-#include "suites/hybrid/elementwise_rate.hpp"
+#include "suites/hybrid/block_pass_rates.hpp"
 #include "suites/hybrid/hybrid_counts.hpp"
 #include "suites/hybrid/hybrid_params.hpp"
 #include "suites/hybrid/one_rank_step.hpp"
@@ -110,7 +113,7 @@ class HybridStepTechnique : public sp::nn::GemmRateTechnique {
       case StorageType::bf16: sb16_ = std::make_unique<HybridStep<sp::precision::bf16_t>>(model_, layout_, rank); break;
     }
     reference_.reset();
-    gemm_at_.clear(), elementwise_rate_ = optimizer_rate_ = 0;
+    gemm_at_.clear(), pass_.reset(), optimizer_rate_ = 0;
     with([&](auto& st) { st.load(); });
   }
 
@@ -192,17 +195,30 @@ class HybridStepTechnique : public sp::nn::GemmRateTechnique {
       else
         gemm_at_.prepare<float>(shapes);
     }
-    // The element-wise layers' rate at this layout's micro-batch (the
-    // planner's calibration reads it).
-    if (elementwise_rate_ == 0) {
-      const int n = layout_.micro_batch_size(model_) * model_.seq, h = model_.hidden;
-      const int fl = model_.ffn_width() / layout_.tp;
-      elementwise_rate_ = s64_    ? elementwise_rate<double>(n, h, fl)
-                          : s16_  ? elementwise_rate<sp::precision::fp16_t>(n, h, fl)
-                          : sb16_ ? elementwise_rate<sp::precision::bf16_t>(n, h, fl)
-                                  : elementwise_rate<float>(n, h, fl);
+    // The layers' rates in a pass over this rank's blocks at this layout's
+    // micro-batch and tensor-parallel slice (the planner's calibration reads
+    // them), each the slowest rank's: the step waits for the slowest. A
+    // rank's F and B operations cycle through all its chunks' blocks, so
+    // the pass chains them all: each block's weights are as far from the
+    // caches as in the step.
+    if (!pass_) {
+      const BlockShape k = block_shape(model_, layout_);
+      const Rows r{layout_.micro_batch_size(model_), model_.seq};
+      const int chain = model_.layers / layout_.pp;
+      BlockPassFigures f = s64_    ? block_pass_rates<double>(k, r, chain)
+                           : s16_  ? block_pass_rates<sp::precision::fp16_t>(k, r, chain)
+                           : sb16_ ? block_pass_rates<sp::precision::bf16_t>(k, r, chain)
+                                   : block_pass_rates<float>(k, r, chain);
+      for (auto& kv : f.gemm_rate) kv.second = sp::comm::min(kv.second);
+      f.attention_forward_s = sp::comm::max(f.attention_forward_s);
+      f.attention_backward_s = sp::comm::max(f.attention_backward_s);
+      f.elementwise_bw = sp::comm::min(f.elementwise_bw);
+      pass_ = std::make_unique<BlockPassFigures>(std::move(f));
     }
-    out[kElementwiseRateCounter] = elementwise_rate_;
+    out[kElementwiseRateCounter] = pass_->elementwise_bw;
+    out[kAttentionForwardCounter] = pass_->attention_forward_s;
+    out[kAttentionBackwardCounter] = pass_->attention_backward_s;
+    for (const auto& [key, rate] : pass_->gemm_rate) out[pass_gemm_counter(key)] = rate;
     // The optimizer phase's kernels over this rank's elements (the same
     // calibration's other rate).
     if (optimizer_rate_ == 0) {
@@ -211,6 +227,7 @@ class HybridStepTechnique : public sp::nn::GemmRateTechnique {
                         : s16_  ? optimizer_rate<sp::precision::fp16_t>(e)
                         : sb16_ ? optimizer_rate<sp::precision::bf16_t>(e)
                                 : optimizer_rate<float>(e);
+      optimizer_rate_ = sp::comm::min(optimizer_rate_);
     }
     out[kOptimizerRateCounter] = optimizer_rate_;
   }
@@ -252,7 +269,8 @@ class HybridStepTechnique : public sp::nn::GemmRateTechnique {
   std::unique_ptr<HybridStep<sp::precision::bf16_t>> sb16_;
   std::unique_ptr<ref::Model> reference_;
   StepCounters last_;
-  double elementwise_rate_ = 0, optimizer_rate_ = 0;
+  std::unique_ptr<BlockPassFigures> pass_;
+  double optimizer_rate_ = 0;
 };
 
 SP_REGISTER_TECHNIQUE(HybridStepTechnique);

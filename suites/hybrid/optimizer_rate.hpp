@@ -21,7 +21,7 @@
 #include "kernels/nn/optim.hpp"
 #include "kernels/precision/loss_scaler.hpp"
 #include "scaleproof/measure.hpp"
-#include "suites/hybrid/elementwise_rate.hpp"
+#include "suites/hybrid/block_pass_rates.hpp"
 
 namespace sp::hybrid {
 

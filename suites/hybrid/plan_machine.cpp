@@ -13,7 +13,7 @@
 #include "harness/src/models.hpp"
 #include "harness/src/results.hpp"
 #include "scaleproof/params.hpp"
-#include "suites/hybrid/elementwise_rate.hpp"
+#include "suites/hybrid/block_pass_rates.hpp"
 #include "suites/hybrid/optimizer_rate.hpp"
 
 namespace sp::hybrid::plan {

@@ -54,15 +54,12 @@ struct VerifyResult {
 // parameters are layers, hidden, heads, seq, batch, dp, tp, pp, v, mb,
 // schedule, zero, storage, ckpt and steps.
 inline constexpr const char* kComposedStep = "hybrid_step";
-// The technique that measures the GEMM rates: the step's own product
-// (nn::gemm) at one shape and storage type, operands from memory.
+// The technique that measures the ranking's GEMM rate: the step's own
+// product (nn::gemm) at one shape and storage type, operands from memory.
 inline constexpr const char* kStepGemm = "step_gemm";
-// The technique that times the attention core (forward and backward calls)
-// at the step's shape, operands from memory.
-inline constexpr const char* kStepAttention = "step_attention";
 
 // InputError unless `step` and the techniques that measure the machine
-// (step_gemm, step_attention, all_reduce, stream_triad) are in this build:
+// (step_gemm, all_reduce, stream_triad) are in this build:
 // looked up by name at run time.
 void check_verifiable(const std::string& step = kComposedStep);
 

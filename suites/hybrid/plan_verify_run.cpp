@@ -16,7 +16,7 @@
 #include "kernels/hybrid/cost_model.hpp"
 #include "scaleproof/comm.hpp"
 #include "scaleproof/measure.hpp"
-#include "suites/hybrid/elementwise_rate.hpp"
+#include "suites/hybrid/block_pass_rates.hpp"
 #include "suites/hybrid/optimizer_rate.hpp"
 #include "suites/hybrid/plan_machine.hpp"
 #include "suites/hybrid/plan_verify.hpp"
@@ -95,24 +95,6 @@ Case gemm_case(const GemmShape& g, StorageType storage) {
                    1);
 }
 
-// The attention core at the layout's shape, one case per pass (forward,
-// backward), its buffers read from memory.
-std::vector<Case> attention_cases(const AttentionWork& a, StorageType storage) {
-  const double set_bytes = attention_set_elements(a.b, a.s, a.heads, a.d) * element_bytes(storage);
-  std::vector<Case> out;
-  for (const char* pass : {"forward", "backward"})
-    out.push_back(make_case(need(kStepAttention, "the attention core's measurement"),
-                            Params{{"dtype", to_string(storage)},
-                                   {"b", std::to_string(a.b)},
-                                   {"s", std::to_string(a.s)},
-                                   {"heads", std::to_string(a.heads)},
-                                   {"d", std::to_string(a.d)},
-                                   {"pass", pass},
-                                   {"sets", std::to_string(sets_beyond_cache(set_bytes))}},
-                            1));
-  return out;
-}
-
 // The ring all-reduce at `count` values of `dtype` on every rank: the
 // alpha-beta-gamma calibration (its counters alpha_s, beta_s_per_B,
 // gamma_s_per_B).
@@ -126,7 +108,7 @@ Case all_reduce_case(long long count, const std::string& dtype, int world) {
 
 // The element-wise layers' calibration: the step at one replica per rank
 // and one micro-batch of one rank's tokens, in the storage type; it reports
-// their rate (elementwise_rate.hpp). A step that does not (a stand-in)
+// their rate (block_pass_rates.hpp). A step that does not (a stand-in)
 // leaves the STREAM triad's bandwidth in its place.
 Case calibration_case(const Registered* step, const ModelShape& m, StorageType storage, int world) {
   Layout cal;
@@ -178,59 +160,46 @@ MachineFigures measure_machine(const ModelShape& m, StorageType storage, int wor
 }
 
 // One picked layout, measured in one window with the figures its prediction
-// uses: the GEMM rate of every shape and operand layout it multiplies (on its
-// first and last pipeline stage, the ranks the planner predicts), the
-// attention core's seconds per forward and backward call at its shape, the
-// ring all-reduce at the size of its data-parallel collectives (one chunk's
-// parameters, in the gradients' type: beta and gamma of the data-parallel
-// link, whose per-byte costs grow once the messages leave the caches), then
-// the layout's step, which reports its element-wise layers' rate at its own
-// micro-batch and tensor-parallel width (elementwise_rate.hpp: those layers
-// timed alone, not the step; a step that reports none keeps `base`'s rate)
-// and its optimizer kernels' rate over its rank's elements
-// (optimizer_rate.hpp, likewise),
-// in kWindowRounds rounds. On a shared machine whose speed drifts, the two
-// sides of the comparison are then seconds apart, not the length of the whole
-// verification. Returns the figures (alpha, and the other groups' links, from
-// `base`), the same on every rank, and the step's seconds and its own parts
-// (rank 0; 0 and -1 elsewhere).
+// uses: the ring all-reduce at the size of its data-parallel collectives
+// (one chunk's parameters, in the gradients' type: beta and gamma of the
+// data-parallel link, whose per-byte costs grow once the messages leave the
+// caches), then the layout's step, which reports the layers' rates in a
+// pass over one chunk's blocks at its own micro-batch and tensor-parallel
+// slice (block_pass_rates.hpp: the GEMM rate of every shape and operand
+// layout it multiplies, the attention core's seconds per forward and
+// backward call, the element-wise rate; the layers timed in the order the
+// step runs them, not the step) and its optimizer kernels' rate over its
+// rank's elements (optimizer_rate.hpp), in kWindowRounds rounds. On a shared
+// machine whose speed drifts, the two sides of the comparison are then
+// seconds apart, not the length of the whole verification. A step that
+// reports none of these (a stand-in) keeps `base`'s figures. Returns the
+// figures (alpha, and the other groups' links, from `base`), the same on
+// every rank, and the step's seconds and its own parts (rank 0; 0 and -1
+// elsewhere).
 struct Window {
   MachineFigures mf;
   double step = 0, busy = -1, optimizer = -1;  // see VerifyRow
 };
 
 Window measure_in_window(const MachineFigures& base, const ModelShape& m, const Layout& l, const Case& layout,
-                         StorageType storage, double min_time) {
+                         double min_time) {
   const int world = comm::size();
-  std::map<GemmShape::Key, GemmShape> shapes;
-  for (int rank : {0, (l.pp - 1) * l.dp * l.tp})
-    for (const GemmShape& g : predict_gemms(m, l, rank)) shapes[g.key()] = g;
-  // The attention core's shape is the same on every rank of a layout.
+  // The shapes outside the attention core, the same on every rank of a layout.
   const AttentionWork attention = predict_attention(m, l, 0);
+  std::vector<GemmShape::Key> shapes;
+  for (const GemmShape& g : predict_gemms(m, l, 0))
+    if (attention.products(g) == 0) shapes.push_back(g.key());
   std::vector<Case> cases;
-  for (const auto& kv : shapes) cases.push_back(gemm_case(kv.second, storage));
-  const std::vector<Case> attn = attention_cases(attention, storage);
-  cases.insert(cases.end(), attn.begin(), attn.end());
   const long long chunk = static_cast<long long>(blocks_per_chunk(m, l)) * block_shape(m, l).elems();
-  const Case dp_link = all_reduce_case(chunk, storage == StorageType::fp64 ? "fp64" : "fp32", world);
+  const Case dp_link = all_reduce_case(chunk, l.storage == StorageType::fp64 ? "fp64" : "fp32", world);
   if (l.dp > 1) cases.push_back(dp_link);
   cases.push_back(layout);
-  // Rates per shape, attention forward and backward seconds, element-wise
-  // rate, step seconds, the data-parallel link's beta and gamma, the step's
-  // busy and optimizer seconds, the optimizer kernels' rate.
+  // Rates per shape, then the other figures at these offsets.
   const size_t at = shapes.size(), ew = at + 2, step = at + 3, link = at + 4, busy = at + 6, optim = at + 7,
                orate = at + 8, nf = at + 9;
   auto figures = [&](const nlohmann::json& j) {
     std::vector<double> f(nf, -1.0);
-    const MachineFigures got = machine_from_bench_gemms(j);
-    size_t i = 0;
-    for (const auto& kv : shapes) {
-      auto it = got.gemm_rate.find(kv.first);
-      f[i++] = it == got.gemm_rate.end() ? -1.0 : it->second;
-    }
     for (const MeasuredCase& c : read_measurements(j)) {
-      for (size_t p = 0; p < attn.size(); ++p)
-        if (c.technique == kStepAttention && c.params == attn[p].params.label()) f[at + p] = c.m.seconds;
       if (c.technique == "all_reduce" && c.params == dp_link.params.label()) {
         auto beta = c.m.counters.find("beta_s_per_B"), gamma = c.m.counters.find("gamma_s_per_B");
         if (beta != c.m.counters.end() && std::isfinite(beta->second)) f[link] = beta->second;
@@ -238,10 +207,13 @@ Window measure_in_window(const MachineFigures& base, const ModelShape& m, const 
       }
       if (c.technique != layout.tech->info.name || c.params != layout.params.label()) continue;
       f[step] = c.m.seconds;
-      auto it = c.m.counters.find(kElementwiseRateCounter);
-      if (it != c.m.counters.end() && it->second > 0) f[ew] = it->second;
-      it = c.m.counters.find(kOptimizerRateCounter);
-      if (it != c.m.counters.end() && it->second > 0) f[orate] = it->second;
+      auto positive = [&](const std::string& name, size_t i) {
+        auto it = c.m.counters.find(name);
+        if (it != c.m.counters.end() && std::isfinite(it->second) && it->second > 0) f[i] = it->second;
+      };
+      for (size_t i = 0; i < shapes.size(); ++i) positive(pass_gemm_counter(shapes[i]), i);
+      positive(kAttentionForwardCounter, at), positive(kAttentionBackwardCounter, at + 1);
+      positive(kElementwiseRateCounter, ew), positive(kOptimizerRateCounter, orate);
       for (auto [name, at_] : {std::pair{"busy_s_per_step", busy}, {"optimizer_s_per_step", optim}}) {
         auto p = c.m.counters.find(name);
         if (p != c.m.counters.end() && std::isfinite(p->second) && p->second >= 0) f[at_] = p->second;
@@ -267,17 +239,9 @@ Window measure_in_window(const MachineFigures& base, const ModelShape& m, const 
   }
   for (double& x : f) x = comm::max(x);
   MachineFigures mf = base;
-  size_t i = 0;
-  for (const auto& kv : shapes) {
-    const double r = f[i++];
-    if (!(r > 0))
-      throw InputError("plan --verify: the GEMM rate at " + std::to_string(kv.second.m) + " x " +
-                       std::to_string(kv.second.n) + " x " + std::to_string(kv.second.k) + " (" +
-                       to_string(kv.second.ops) + ") could not be measured");
-    mf.gemm_rate[kv.first] = r;
-  }
-  if (!(f[at] > 0 && f[at + 1] > 0)) throw InputError("plan --verify: the attention core could not be timed");
-  mf.attention_seconds[attention.key()] = {f[at], f[at + 1]};
+  for (size_t i = 0; i < shapes.size(); ++i)
+    if (f[i] > 0) mf.gemm_rate[shapes[i]] = f[i];
+  if (f[at] > 0 && f[at + 1] > 0) mf.attention_seconds[attention.key()] = {f[at], f[at + 1]};
   if (f[ew] > 0) mf.elementwise_bw = f[ew];
   if (f[orate] > 0) mf.optimizer_bw = f[orate];
   if (f[link] > 0) mf.dp.beta = f[link];
@@ -292,7 +256,6 @@ Window measure_in_window(const MachineFigures& base, const ModelShape& m, const 
 void check_verifiable(const std::string& step) {
   need(step, "the composed step");
   need(kStepGemm, "the GEMM rate's measurement");
-  need(kStepAttention, "the attention core's measurement");
   need("all_reduce", "the alpha-beta calibration");
   need("stream_triad", "the element-wise bandwidth's measurement");
 }
@@ -347,7 +310,7 @@ VerifyResult verify(int k, StorageType storage, double min_time, const std::stri
   std::vector<double> pred, meas;
   for (size_t i = 0; i < r.rows.size(); ++i) {
     VerifyRow& row = r.rows[i];
-    const Window w = measure_in_window(r.machine, r.model, row.planned.layout, cases[i], storage, min_time);
+    const Window w = measure_in_window(r.machine, r.model, row.planned.layout, cases[i], min_time);
     const MachineFigures& mf = w.mf;
     req.machine = mf;
     row.planned.time = evaluate(req, row.planned.layout).time;

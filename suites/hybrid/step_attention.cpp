@@ -7,8 +7,9 @@
 // are strided views of it. The timed loop cycles over `sets` copies of the
 // buffers, as step_gemm does: with copies that add up to more than the
 // last-level cache every call reads them from memory, as a training step's
-// attention does. The planner's verification times the step's attention
-// with it (docs/planner.md, "Verification").
+// attention does. The planner's verification times the core inside a pass
+// of the step's blocks instead (block_pass_rates.hpp), where it runs slower
+// than back to back (docs/planner.md, "Why the layers are timed in a pass").
 #include <Kokkos_Core.hpp>
 #include <cmath>
 #include <type_traits>

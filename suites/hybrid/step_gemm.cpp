@@ -10,8 +10,10 @@
 // the operands stay in cache from call to call, as in a GEMM benchmark; with
 // copies that add up to more than the last-level cache every call reads them
 // from memory, as a training step's products do (each block's weights and
-// activations are touched once per pass). The planner's verification measures
-// its GEMM rates with this technique (docs/planner.md, "Verification"); the
+// activations are touched once per pass). The planner ranks its layouts with
+// this technique's rate at the block's largest shape (docs/planner.md,
+// "Verification"; each verified layout's rates come from a pass of the
+// step's blocks, block_pass_rates.hpp); the
 // project's GEMM against the vendor's is technique gemm.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
