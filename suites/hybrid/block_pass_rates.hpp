@@ -61,10 +61,10 @@ SP_UNIT_LOCAL void elementwise_fill(Kokkos::View<T*> v, int mod, float scale = 1
 
 // `chain` blocks of shape k on micro-batches of rows r, storage T: weights of
 // magnitude 1/sqrt(h) (the step's initialisation's), a fixed output
-// gradient, the weight gradients accumulated as the step's first
-// micro-batch does not (accumulate = true: the later ones' work). A group of
-// one rank: the tensor-parallel all-reduces are the group's term, not the
-// layers'.
+// gradient, the weight gradients added into their accumulators
+// (accumulate = true, as the step's B operations do but for ZeRO 2 and 3 on
+// one replica). A group of one rank: the tensor-parallel all-reduces are the
+// group's term of the model, not the layers'.
 template <class T>
 BlockPassFigures block_pass_rates(const BlockShape& k, const Rows& r, int chain) {
   using A = typename nn::AccOf<T>::type;

@@ -27,6 +27,7 @@
 #include <Kokkos_Core.hpp>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "kernels/hybrid/block_shape.hpp"
@@ -113,7 +114,7 @@ class HybridStepTechnique : public sp::nn::GemmRateTechnique {
       case StorageType::bf16: sb16_ = std::make_unique<HybridStep<sp::precision::bf16_t>>(model_, layout_, rank); break;
     }
     reference_.reset();
-    gemm_at_.clear(), pass_.reset(), optimizer_rate_ = 0;
+    gemm_at_.clear(), pass_.reset(), optimizer_rate_.reset();
     with([&](auto& st) { st.load(); });
   }
 
@@ -220,16 +221,18 @@ class HybridStepTechnique : public sp::nn::GemmRateTechnique {
     out[kAttentionBackwardCounter] = pass_->attention_backward_s;
     for (const auto& [key, rate] : pass_->gemm_rate) out[pass_gemm_counter(key)] = rate;
     // The optimizer phase's kernels over this rank's elements (the same
-    // calibration's other rate).
-    if (optimizer_rate_ == 0) {
+    // calibration's other rate), once per setup on every rank: a collective
+    // (a rank with nothing to update measures 0, the minimum then says no
+    // rate).
+    if (!optimizer_rate_) {
       const OptimizerElems e = optimizer_elems(model_, layout_, rank);
-      optimizer_rate_ = s64_    ? optimizer_rate<double>(e)
-                        : s16_  ? optimizer_rate<sp::precision::fp16_t>(e)
-                        : sb16_ ? optimizer_rate<sp::precision::bf16_t>(e)
-                                : optimizer_rate<float>(e);
-      optimizer_rate_ = sp::comm::min(optimizer_rate_);
+      const double r = s64_    ? optimizer_rate<double>(e)
+                       : s16_  ? optimizer_rate<sp::precision::fp16_t>(e)
+                       : sb16_ ? optimizer_rate<sp::precision::bf16_t>(e)
+                               : optimizer_rate<float>(e);
+      optimizer_rate_ = sp::comm::min(r);
     }
-    out[kOptimizerRateCounter] = optimizer_rate_;
+    out[kOptimizerRateCounter] = *optimizer_rate_;
   }
 
   void teardown() override {
@@ -270,7 +273,7 @@ class HybridStepTechnique : public sp::nn::GemmRateTechnique {
   std::unique_ptr<ref::Model> reference_;
   StepCounters last_;
   std::unique_ptr<BlockPassFigures> pass_;
-  double optimizer_rate_ = 0;
+  std::optional<double> optimizer_rate_;
 };
 
 SP_REGISTER_TECHNIQUE(HybridStepTechnique);

@@ -164,7 +164,7 @@ MachineFigures measure_machine(const ModelShape& m, StorageType storage, int wor
 // (one chunk's parameters, in the gradients' type: beta and gamma of the
 // data-parallel link, whose per-byte costs grow once the messages leave the
 // caches), then the layout's step, which reports the layers' rates in a
-// pass over one chunk's blocks at its own micro-batch and tensor-parallel
+// pass over a rank's blocks at its own micro-batch and tensor-parallel
 // slice (block_pass_rates.hpp: the GEMM rate of every shape and operand
 // layout it multiplies, the attention core's seconds per forward and
 // backward call, the element-wise rate; the layers timed in the order the
