@@ -34,6 +34,22 @@ function(sp_cli_test_mpi name np expect_rc)
   set_tests_properties(cli_${name} PROPERTIES LABELS "${labels}" ENVIRONMENT "${SP_TEST_ENV}" PROCESSORS 2)
 endfunction()
 
+# sp_mpi_gtests(PREFIX TARGET FILTER TIMEOUT KIND NP...): the tests of the
+# GoogleTest executable TARGET that match FILTER, under mpiexec -n NP for
+# each NP, one CTest entry PREFIX_npNP each, labelled KIND, mpi and the family.
+function(sp_mpi_gtests prefix target filter timeout kind)
+  if(NOT SP_ENABLE_MPI)
+    return()
+  endif()
+  _sp_labels(labels "${kind};mpi")
+  foreach(np ${ARGN})
+    add_test(NAME ${prefix}_np${np} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np}
+                                            $<TARGET_FILE:${target}> --gtest_filter=${filter} --gtest_brief=1)
+    set_tests_properties(${prefix}_np${np} PROPERTIES LABELS "${labels}" ENVIRONMENT "${SP_TEST_ENV}" PROCESSORS 2
+                                                      TIMEOUT ${timeout})
+  endforeach()
+endfunction()
+
 # sp_unit_tests(TARGET SOURCES...): a GoogleTest executable of the calling
 # family, run with MPI and Kokkos up (harness/tests/test_main.cpp), one CTest
 # entry per test.

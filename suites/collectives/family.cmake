@@ -9,13 +9,7 @@ if(SP_BUILD_TESTS)
   if(SP_ENABLE_MPI)
     # Each record of the algorithms table against its own run at 2, 3 and 4
     # ranks (one call per record; 3 ranks makes the power-of-two rule refuse).
-    foreach(np 2 3 4)
-      add_test(NAME coll_records_np${np}
-               COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} $<TARGET_FILE:sp_coll_tests>
-                       --gtest_filter=AlgorithmRecords.* --gtest_brief=1)
-      set_tests_properties(coll_records_np${np} PROPERTIES LABELS "conformance;mpi;collectives"
-        ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false" PROCESSORS 2 TIMEOUT 300)
-    endforeach()
+    sp_mpi_gtests(coll_records sp_coll_tests "AlgorithmRecords.*" 300 conformance 2 3 4)
   endif()
 
   # Bad input to the collectives: one line on stderr, exit 2, nothing written.

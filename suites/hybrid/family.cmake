@@ -19,23 +19,11 @@ if(SP_BUILD_TESTS)
   if(SP_ENABLE_MPI)
     # Every factorisation dp x tp x pp of 2..4 ranks, and four of 5..8
     # (tests/test_hybrid_matrix.cpp chooses), each against the reference.
-    foreach(np 2 3 4 5 6 7 8)
-      add_test(NAME hybrid_matrix_np${np}
-               COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} $<TARGET_FILE:sp_hybrid_tests>
-                       --gtest_filter=HybridMatrix.* --gtest_brief=1)
-      set_tests_properties(hybrid_matrix_np${np} PROPERTIES LABELS "conformance;mpi;hybrid"
-        ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false" PROCESSORS 2 TIMEOUT 300)
-    endforeach()
+    sp_mpi_gtests(hybrid_matrix sp_hybrid_tests "HybridMatrix.*" 300 conformance 2 3 4 5 6 7 8)
     # The rest of the factorisations at 6 and 8 ranks (5 and 7 have no mixed
     # ones), fp64 and 16 bits: label `full`, which the default test preset
     # leaves out for its time on a 2-core runner (ctest --preset full).
-    foreach(np 6 8)
-      add_test(NAME hybrid_matrix_full_np${np}
-               COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} $<TARGET_FILE:sp_hybrid_tests>
-                       --gtest_filter=HybridMatrixFull.* --gtest_brief=1)
-      set_tests_properties(hybrid_matrix_full_np${np} PROPERTIES LABELS "conformance;mpi;hybrid;full"
-        ENVIRONMENT "OMP_NUM_THREADS=1;OMP_PROC_BIND=false" PROCESSORS 2 TIMEOUT 600)
-    endforeach()
+    sp_mpi_gtests(hybrid_matrix_full sp_hybrid_tests "HybridMatrixFull.*" 600 "conformance;full" 6 8)
     # Through the harness at 2 ranks: every counted-vs-predicted verdict of
     # hybrid_step must PASS on every rank (--strict: a FAIL exits 1), for the
     # conformance sets (dp = 2) and for tensor- and pipeline-parallel layouts,
