@@ -88,13 +88,6 @@ std::map<std::tuple<int, int, int, int>, std::pair<double, double>> attention_ti
 
 }  // namespace
 
-MachineFigures machine_from_bench_gemms(const nlohmann::json& bench) {
-  MachineFigures mf = gemm_rates(read_measurements(bench));
-  if (mf.gemm_flops <= 0)
-    throw InputError("no measured rate of the project's GEMM (technique step_gemm or gemm, variant kokkos)");
-  return mf;
-}
-
 MachineFigures machine_from_bench(const nlohmann::json& bench, const std::string& what) {
   // Latency from the smallest message's calibration (where alpha dominates
   // the time), per-byte costs from the largest's (where beta and gamma do).

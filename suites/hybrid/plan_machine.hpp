@@ -25,11 +25,6 @@ MachineFigures machine_from_file(const std::string& path);
 // its largest.
 MachineFigures machine_from_bench(const nlohmann::json& bench, const std::string& what);
 
-// The GEMM rates alone (gemm_flops: the best; gemm_rate: per shape, the
-// best median of each), for a benchmark run of GEMMs only. Throws
-// InputError when it holds none.
-MachineFigures machine_from_bench_gemms(const nlohmann::json& bench);
-
 nlohmann::json to_json(const MachineFigures& m);
 std::string describe(const MachineFigures& m);
 

@@ -38,13 +38,19 @@ struct Case {
   }
 };
 
-// Factorisations of W: all of them up to 4 ranks; from 5 on (slow on a small
-// machine) pure dp, pure tp, pure pp and the most balanced mixed one.
-std::vector<GridCoord> factorisations(int W) {
+// Every factorisation W = dp x tp x pp.
+std::vector<GridCoord> all_factorisations(int W) {
   std::vector<GridCoord> all;
   for (int tp = 1; tp <= W; ++tp)
     for (int pp = 1; pp * tp <= W; ++pp)
       if (W % (tp * pp) == 0) all.push_back({W / (tp * pp), tp, pp});
+  return all;
+}
+
+// Factorisations of W: all of them up to 4 ranks; from 5 on (slow on a small
+// machine) pure dp, pure tp, pure pp and the most balanced mixed one.
+std::vector<GridCoord> factorisations(int W) {
+  const std::vector<GridCoord> all = all_factorisations(W);
   if (W <= 4) return all;
   std::vector<GridCoord> out = {{W, 1, 1}, {1, W, 1}, {1, 1, W}};
   GridCoord best{W, 1, 1};
@@ -60,13 +66,10 @@ std::vector<GridCoord> factorisations(int W) {
 std::vector<GridCoord> remaining_factorisations(int W) {
   const std::vector<GridCoord> chosen = factorisations(W);
   std::vector<GridCoord> out;
-  for (int tp = 1; tp <= W; ++tp)
-    for (int pp = 1; pp * tp <= W; ++pp) {
-      if (W % (tp * pp) != 0) continue;
-      const GridCoord c{W / (tp * pp), tp, pp};
-      auto same = [&](const GridCoord& x) { return x.dp == c.dp && x.tp == c.tp && x.pp == c.pp; };
-      if (std::none_of(chosen.begin(), chosen.end(), same)) out.push_back(c);
-    }
+  for (const GridCoord& c : all_factorisations(W)) {
+    auto same = [&](const GridCoord& x) { return x.dp == c.dp && x.tp == c.tp && x.pp == c.pp; };
+    if (std::none_of(chosen.begin(), chosen.end(), same)) out.push_back(c);
+  }
   return out;
 }
 
